@@ -1,0 +1,152 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { ExportSource, ImportResult, ImportTarget } from '../internal/ext';
+import { configFrom, fail, type GlobalOptions } from './common';
+import { VERSION } from './version';
+
+/**
+ * `pennon flag export` / `pennon flag import`: Flipt's document format (version 1.4), against
+ * the configured database (one transaction: all or nothing) or a running server (--address;
+ * the whole stream is validated before the first write). Data on stdout, messages on stderr.
+ */
+
+interface RemoteOptions {
+  address?: string;
+  token?: string;
+}
+
+type Encoding = 'yaml' | 'json';
+
+function namespaceList(value: string, previous: string[]): string[] {
+  const keys = value.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  if (keys.length === 0) throw new InvalidArgumentError('give a namespace key');
+  return [...previous, ...keys];
+}
+
+function encodingOfPath(path: string | undefined, fallback: Encoding): Encoding {
+  const ext = path ? extname(path).toLowerCase() : '';
+  if (ext === '.json') return 'json';
+  if (ext === '.yml' || ext === '.yaml') return 'yaml';
+  return fallback;
+}
+
+/** The store to work on, and how to let it go. */
+async function target(options: RemoteOptions, globals: GlobalOptions): Promise<{ store: ImportTarget & ExportSource; close: () => Promise<void>; remote: boolean }> {
+  if (options.address) {
+    const { HttpApi, HttpStore } = await import('../internal/client');
+    return { store: new HttpStore(new HttpApi({ address: options.address, token: options.token })), close: async () => undefined, remote: true };
+  }
+  const { config } = await configFrom(globals);
+  const [{ systemClock }, { openPreparedStore }] = await Promise.all([import('../internal/core/clock'), import('../internal/service/database')]);
+  const { connection, store } = await openPreparedStore(config.db, systemClock());
+  return { store, close: () => connection.close(), remote: false };
+}
+
+function summary(result: ImportResult): string {
+  const parts = Object.entries(result.created)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${n} ${n === 1 ? kind.replace(/s$/, '') : kind}`);
+  const skipped = result.skipped.flags.length + result.skipped.segments.length;
+  return `imported ${parts.length > 0 ? parts.join(', ') : 'nothing'}${skipped > 0 ? `; skipped ${skipped} existing` : ''}${result.dropped.length > 0 ? `; dropped ${result.dropped.join(', ')}` : ''}`;
+}
+
+/** A progress bar on stderr, only for a terminal and a large import. */
+async function progressBar(): Promise<{ update(done: number, total: number): void; stop(): void }> {
+  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+  const { SingleBar, Presets } = await import('cli-progress');
+  const bar = new SingleBar({ stream: process.stderr, format: 'importing [{bar}] {value}/{total} objects', hideCursor: true }, Presets.shades_classic);
+  let started = false;
+  return {
+    update(done, total) {
+      if (total < 1000) return;
+      if (!started) bar.start(total, 0);
+      started = true;
+      bar.update(done);
+    },
+    stop: () => started && bar.stop(),
+  };
+}
+
+export function flagCommand(program: Command): void {
+  const flag = program.command('flag').description('export and import flags in Flipt\'s document format');
+
+  flag
+    .command('export')
+    .description('write namespaces as Flipt documents (YAML, or JSON by the file extension)')
+    .option('-n, --namespace <keys>', 'namespace(s) to export: repeat or give a comma list (default: default)', namespaceList, [])
+    .addOption(new Option('--all-namespaces', 'export every namespace (a YAML stream, or JSON lines)').conflicts('namespace'))
+    .option('--sort-by-key', 'sort namespaces, flags, segments and variants by key')
+    .option('-o, --output <file>', 'write to a file (.yml, .yaml or .json) instead of stdout')
+    .option('-a, --address <url>', 'export from a running server instead of the database')
+    .option('-t, --token <token>', 'client token for --address')
+    .action(async (options: RemoteOptions & { namespace: string[]; allNamespaces?: boolean; sortByKey?: boolean; output?: string }, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      try {
+        const { exportDocuments, encodeDocuments, exportHeader } = await import('../internal/ext');
+        const { store, close } = await target(options, globals);
+        let text: string;
+        try {
+          const documents = await exportDocuments(store, {
+            namespaces: options.namespace.length > 0 ? options.namespace : ['default'],
+            allNamespaces: options.allNamespaces,
+            sortByKey: options.sortByKey,
+          });
+          text = encodeDocuments(documents, encodingOfPath(options.output, 'yaml'));
+        } finally {
+          await close();
+        }
+        if (options.output) {
+          // As Flipt: a file starts with a comment saying what wrote it (import skips it).
+          writeFileSync(options.output, exportHeader('Pennon', VERSION) + text);
+          process.stderr.write(`exported to ${options.output}\n`);
+        } else {
+          process.stdout.write(text);
+        }
+      } catch (err) {
+        fail(err, globals);
+      }
+    });
+
+  flag
+    .command('import')
+    .description('import Flipt documents (YAML or JSON; versions 1.0–1.4) from a file or stdin (-)')
+    .argument('[file]', 'the file to import, or - for stdin', '-')
+    .option('--drop', 'delete every namespace (and everything in it) before importing')
+    .option('--skip-existing', 'leave flags and segments that already exist as they are')
+    .addOption(new Option('--format <format>', 'the encoding of stdin').choices(['yaml', 'json']).default('yaml'))
+    .option('--json', 'print what was imported as JSON')
+    .option('-a, --address <url>', 'import into a running server instead of the database')
+    .option('-t, --token <token>', 'client token for --address')
+    .action(async (file: string, options: RemoteOptions & { drop?: boolean; skipExisting?: boolean; format: Encoding; json?: boolean }, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      try {
+        const { decodeDocuments, importStream } = await import('../internal/ext');
+        let text: string;
+        try {
+          text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+        } catch (err) {
+          throw new Error(`cannot read ${file === '-' ? 'stdin' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        }
+        // Everything is decoded and checked before anything is written.
+        const stream = decodeDocuments(text, { encoding: file === '-' ? options.format : encodingOfPath(file, 'yaml'), maxVersion: '1.4' });
+        const { store, close, remote } = await target(options, globals);
+        const bar = await progressBar();
+        let result: ImportResult;
+        try {
+          result = await importStream(store, stream, {
+            drop: options.drop,
+            skipExisting: options.skipExisting,
+            onProgress: (p) => bar.update(p.done, p.total),
+          });
+        } finally {
+          bar.stop();
+          await close();
+        }
+        if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        process.stderr.write(`${summary(result)}${remote ? '' : ' (one transaction)'}\n`);
+      } catch (err) {
+        fail(err, globals);
+      }
+    });
+}

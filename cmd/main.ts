@@ -1,0 +1,43 @@
+import { Command, CommanderError } from 'commander';
+import { EXIT } from './common';
+import { evaluateCommand } from './evaluate';
+import { flagCommand } from './flag';
+import { migrateCommand } from './migrate';
+import { serveCommand } from './serve';
+import { tokenCommand } from './token';
+import { configCommand } from './config';
+import { VERSION, versionCommand } from './version';
+
+/** `pennon`: one executable, one subcommand per file in this folder. */
+export function buildProgram(): Command {
+  const program = new Command('pennon')
+    .description('Pennon: a self-hosted feature-flag service, wire-compatible with Flipt v1')
+    .version(VERSION, '-V, --version')
+    .option('--config <path>', 'configuration file (YAML); PENNON_* environment variables override it')
+    .option('--verbose', 'show stack traces on errors')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  serveCommand(program);
+  migrateCommand(program);
+  evaluateCommand(program);
+  tokenCommand(program);
+  flagCommand(program);
+  configCommand(program);
+  versionCommand(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      process.exit(err.exitCode === 0 ? EXIT.OK : EXIT.USAGE);
+    }
+    throw err;
+  }
+}
+
+void main(process.argv);

@@ -1,0 +1,124 @@
+import type { Logger } from 'pino';
+import type { AuthenticationConfig } from '../config';
+import { emptyField, invalidField, notFound, type Authentication, type AuthMethod, type Clock } from '../core';
+import type { AuthStore } from '../storage';
+import { generateToken, hashToken, TOKEN_METADATA } from './tokens';
+
+/** What creating a token needs; `expiresAt` in epoch microseconds, null for never. */
+export interface CreateTokenRequest {
+  name: string;
+  description: string;
+  expiresAt: number | null;
+  namespaceKey: string;
+  metadata: Record<string, string>;
+}
+
+export interface CreatedToken {
+  clientToken: string;
+  authentication: Authentication;
+}
+
+const DEFAULT_PAGE = 25;
+const MAX_PAGE = 100;
+
+/**
+ * API client tokens: create, list, read, delete, expire, bootstrap and clean up. Used by the
+ * HTTP routes and by `pennon token` in-process alike. The token value exists only in the
+ * answer to its creation.
+ */
+export class AuthService {
+  constructor(
+    private readonly store: AuthStore,
+    private readonly clock: Clock,
+    /** Told when a token stops being valid on this instance (the authenticator drops it). */
+    private readonly onRevoked: (id: string) => void = () => undefined,
+  ) {}
+
+  async createToken(req: CreateTokenRequest): Promise<CreatedToken> {
+    if (req.name === '') throw emptyField('name');
+    if (req.name.length > 255) throw invalidField('name', 'must be at most 255 characters');
+    if (req.expiresAt !== null && req.expiresAt <= this.clock.nowMicros()) throw invalidField('expiresAt', 'must be in the future');
+    const metadata: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.metadata)) metadata[k.toLowerCase()] = v;
+    metadata[TOKEN_METADATA.name] = req.name;
+    if (req.description !== '') metadata[TOKEN_METADATA.description] = req.description;
+    if (req.namespaceKey !== '') metadata[TOKEN_METADATA.namespace] = req.namespaceKey;
+    const clientToken = generateToken();
+    const authentication = await this.store.createAuthentication({
+      method: 'METHOD_TOKEN',
+      hashedToken: hashToken(clientToken),
+      metadata,
+      expiresAt: req.expiresAt,
+    });
+    return { clientToken, authentication };
+  }
+
+  /** Flipt's paging for tokens: default 25, at most 100, a decimal offset as the page token. */
+  async list(method: AuthMethod | null, limit: number, pageToken: string): Promise<{ items: Authentication[]; nextPageToken: string }> {
+    if (limit < 0) throw invalidField('limit', 'must not be negative');
+    const size = limit === 0 ? DEFAULT_PAGE : Math.min(limit, MAX_PAGE);
+    if (pageToken !== '' && !/^\d+$/.test(pageToken)) throw invalidField('pageToken', `"${pageToken}" is not a valid page token`);
+    const offset = pageToken === '' ? 0 : Number(pageToken);
+    const page = await this.store.listAuthentications(method === 'METHOD_NONE' ? null : method, size, offset);
+    return { items: page.items, nextPageToken: page.more ? String(offset + size) : '' };
+  }
+
+  async get(id: string): Promise<Authentication> {
+    const auth = await this.store.getAuthentication(id);
+    if (!auth) throw notFound('getting authentication by token: resource not found');
+    return auth;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.store.deleteAuthentication(id);
+    this.onRevoked(id);
+  }
+
+  /** Sets an authentication's expiry (default: now), as `PUT /auth/v1/self/expire` does. */
+  async expire(id: string, at: number | null): Promise<void> {
+    await this.store.expireAuthentication(id, at ?? this.clock.nowMicros());
+    this.onRevoked(id);
+  }
+
+  /**
+   * At start: if no token authentication exists, create one, from the configured bootstrap
+   * token or a random one. Returns what to tell the operator (the token only when generated).
+   */
+  async bootstrap(config: AuthenticationConfig['methods']['token']): Promise<{ created: false } | { created: true; token: string | null; id: string }> {
+    if ((await this.store.countAuthentications('METHOD_TOKEN')) > 0) return { created: false };
+    const given = config.bootstrap.token;
+    const token = given !== '' ? given : generateToken();
+    const metadata: Record<string, string> = {};
+    for (const [k, v] of Object.entries(config.bootstrap.metadata)) metadata[k.toLowerCase()] = v;
+    metadata[TOKEN_METADATA.name] = 'initial_bootstrap_token';
+    metadata[TOKEN_METADATA.description] = 'Initial token created when bootstrapping authentication';
+    const expiration = config.bootstrap.expiration;
+    const auth = await this.store.createAuthentication({
+      method: 'METHOD_TOKEN',
+      hashedToken: hashToken(token),
+      metadata,
+      expiresAt: expiration > 0 ? this.clock.nowMicros() + expiration * 1000 : null,
+    });
+    return { created: true, token: given !== '' ? null : token, id: auth.id };
+  }
+
+  /** Deletes tokens that expired more than `gracePeriodMs` ago. Idempotent: safe on every instance. */
+  async cleanup(gracePeriodMs: number): Promise<number> {
+    return this.store.deleteExpiredAuthentications('METHOD_TOKEN', this.clock.nowMicros() - gracePeriodMs * 1000);
+  }
+}
+
+/** Runs the expired-token cleanup every `interval`, logging what it removed. */
+export function startCleanup(service: AuthService, config: { interval: number; grace_period: number }, logger: Logger): () => void {
+  const run = () =>
+    service.cleanup(config.grace_period).then(
+      (deleted) => {
+        if (deleted > 0) logger.info({ deleted }, 'deleted expired tokens');
+      },
+      (err: unknown) => logger.warn({ err }, 'expired-token cleanup failed; will retry'),
+    );
+  void run();
+  const timer = setInterval(run, config.interval);
+  timer.unref();
+  return () => clearInterval(timer);
+}

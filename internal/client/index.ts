@@ -1,0 +1,3 @@
+export { HttpApi, ApiError, type ApiClientOptions } from './http';
+export { fetchFlagData, flagFromJson, segmentFromJson, ruleFromJson, rolloutFromJson } from './resources';
+export { HttpStore, type HttpStoreMethods } from './store';

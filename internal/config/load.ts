@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { deepMerge, envTree } from './env';
+import { defaultDatabaseUrl } from './paths';
+import { configSchema, type Config } from './schema';
+
+/** Every problem found in a configuration, each naming its key. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+
+  constructor(problems: string[], source: string) {
+    super(`invalid configuration (${source}):\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface LoadOptions {
+  /** Path of a YAML file; without one, defaults (and the environment) apply. */
+  path?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Whether stdout is a terminal (decides the default log encoding). */
+  isTTY?: boolean;
+}
+
+export interface LoadResult {
+  config: Config;
+  /** Not fatal: e.g. PENNON_ variables that name no key. */
+  warnings: string[];
+}
+
+export function loadConfig(options: LoadOptions = {}): LoadResult {
+  const env = options.env ?? process.env;
+  const source = options.path ?? 'defaults and environment';
+  const problems: string[] = [];
+  const fileTree = options.path ? readYaml(options.path, problems) : {};
+  const { tree: fromEnv, unknown, sources } = envTree(configSchema, env);
+  const merged = substituteEnv(deepMerge(fileTree, fromEnv), env, problems, '');
+
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) problems.push(...parsed.error.issues.flatMap((issue) => describeIssue(issue, sources)));
+  if (problems.length > 0) throw new ConfigError(problems, source);
+
+  const config = parsed.data as Config;
+  problems.push(...crossChecks(config));
+  if (problems.length > 0) throw new ConfigError(problems, source);
+  if (config.db.url === '' && config.db.protocol === '') config.db.url = defaultDatabaseUrl(env);
+  config.log.encoding ??= (options.isTTY ?? process.stdout.isTTY) ? 'console' : 'json';
+  const warnings = unknown.map((name) => `environment variable ${name} names no configuration key; ignored`);
+  return { config, warnings };
+}
+
+/** Rules that span keys. */
+function crossChecks(config: Config): string[] {
+  const problems: string[] = [];
+  const tokens = config.authentication.methods.token;
+  if (config.authentication.required && !tokens.enabled) {
+    problems.push('authentication.required: needs an authentication method; enable authentication.methods.token');
+  }
+  if (tokens.cleanup.interval <= 0) problems.push('authentication.methods.token.cleanup.interval: must be greater than 0');
+  if (tokens.cleanup.grace_period <= 0) problems.push('authentication.methods.token.cleanup.grace_period: must be greater than 0');
+  return problems;
+}
+
+function readYaml(path: string, problems: string[]): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    problems.push(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    return {};
+  }
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    problems.push(...doc.errors.map((e) => `${path}: ${e.message.split('\n')[0]}`));
+    return {};
+  }
+  const value = doc.toJS() as unknown;
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    problems.push(`${path}: the top level must be a mapping of sections`);
+    return {};
+  }
+  return value;
+}
+
+/** Flipt's substitution: a string written exactly `${VAR}` is replaced by that variable. */
+function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, problems: string[], path: string): unknown {
+  if (typeof value === 'string') {
+    const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(value);
+    if (!m) return value;
+    const resolved = env[m[1]];
+    if (resolved === undefined) problems.push(`${path}: environment variable ${m[1]} is not set`);
+    return resolved ?? '';
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, problems, `${path}[${i}]`));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env, problems, path ? `${path}.${k}` : k)]),
+    );
+  }
+  return value;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, sources: Map<string, string>): string[] {
+  const at = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => `${at ? `${at}.` : ''}${key}: unknown key`);
+  }
+  const message = issue.message.replace(/^Invalid input: /, '').replace(/^Invalid option: /, '');
+  const from = sources.get(at);
+  return [`${at || '(top level)'}${from ? ` (from ${from})` : ''}: ${message}`];
+}

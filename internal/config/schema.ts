@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { parseDuration } from './duration';
+
+/**
+ * The configuration tree. Keys follow Flipt's configuration where Flipt has the same setting
+ * (reference flipt-api.md §7), so an operator's Flipt config mostly reads unchanged.
+ * Every object is strict: an unknown key is an error that names it.
+ */
+
+/** Schemas whose values must never be shown (logs, /meta/config, `config validate`). */
+export const SECRET_SCHEMAS = new WeakSet<z.ZodType>();
+function secret<T extends z.ZodType>(schema: T): T {
+  SECRET_SCHEMAS.add(schema);
+  return schema;
+}
+
+/** A Go duration string ("30s", "1h") or a number of milliseconds → milliseconds. */
+export const duration = (fallback: string) =>
+  z
+    .union([z.string(), z.number()])
+    .default(fallback)
+    .transform((value, ctx) => {
+      const ms = typeof value === 'number' ? value : parseDuration(value);
+      if (ms === null || ms < 0 || !Number.isFinite(ms)) {
+        ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration (examples: 500ms, 30s, 1h)` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const port = (fallback: number) => z.number().int().min(0).max(65535).default(fallback);
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+const log = z.strictObject({
+  level: z
+    .string()
+    .default('info')
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(LOG_LEVELS)),
+  encoding: z.enum(['console', 'json']).optional(),
+  file: z.string().default(''),
+  access: z.boolean().default(false),
+});
+
+const server = z.strictObject({
+  host: z.string().default('0.0.0.0'),
+  http_port: port(8080),
+  grpc_port: port(9000),
+  shutdown_timeout: duration('5s'),
+});
+
+const db = z.strictObject({
+  url: secret(z.string().default('')),
+  protocol: z.enum(['', 'file', 'sqlite', 'sqlite3', 'postgres', 'postgresql', 'mysql', 'cockroach', 'cockroachdb']).default(''),
+  host: z.string().default(''),
+  port: z.number().int().min(0).max(65535).default(0),
+  name: z.string().default(''),
+  user: z.string().default(''),
+  password: secret(z.string().default('')),
+  max_idle_conn: z.number().int().min(0).default(2),
+  max_open_conn: z.number().int().min(0).default(0),
+  conn_max_lifetime: duration('0'),
+  prepared_statements_enabled: z.boolean().default(true),
+});
+
+const tokenMethod = z.strictObject({
+  enabled: z.boolean().default(false),
+  bootstrap: z
+    .strictObject({
+      token: secret(z.string().default('')),
+      /** How long the bootstrap token lives; 0 = no expiry. */
+      expiration: duration('0'),
+      metadata: z.record(z.string(), z.string()).default({}),
+    })
+    .prefault({}),
+  cleanup: z
+    .strictObject({
+      interval: duration('1h'),
+      grace_period: duration('30m'),
+    })
+    .prefault({}),
+});
+
+const authentication = z.strictObject({
+  required: z.boolean().default(false),
+  exclude: z
+    .strictObject({
+      management: z.boolean().default(false),
+      evaluation: z.boolean().default(false),
+      ofrep: z.boolean().default(false),
+      /** Deprecated in Flipt and without effect: /meta always needs a token when one is required. */
+      metadata: z.boolean().default(false),
+    })
+    .prefault({}),
+  methods: z.strictObject({ token: tokenMethod.prefault({}) }).prefault({}),
+});
+
+const evaluation = z.strictObject({
+  /** How often an instance checks the database for writes made elsewhere (the bound on staleness). */
+  refresh_interval: duration('1s'),
+});
+
+export const configSchema = z.strictObject({
+  version: z.string().optional(),
+  log: log.prefault({}),
+  server: server.prefault({}),
+  db: db.prefault({}),
+  evaluation: evaluation.prefault({}),
+  authentication: authentication.prefault({}),
+});
+
+export type Config = z.output<typeof configSchema>;
+export type LogConfig = Config['log'];
+export type ServerConfig = Config['server'];
+export type DbConfig = Config['db'];
+export type AuthenticationConfig = Config['authentication'];

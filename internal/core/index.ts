@@ -1,0 +1,4 @@
+export * from './errors';
+export * from './types';
+export * from './clock';
+export * from './goparse';

@@ -1,0 +1,161 @@
+import type { Flag, NamespaceData, Rollout, Rule, Segment } from '../core';
+import { CRC_START, bucketBounds, crc32Update } from './hash';
+import { compileMatcher } from './matchers';
+import type { CompiledFlag, CompiledNamespace, CompiledRollout, CompiledRule, CompiledSegment } from './types';
+
+/**
+ * Builds the immutable evaluation snapshot of a namespace: flags joined with their variants,
+ * rules, distributions, rollouts and segments, constraint values parsed, bucket bounds and
+ * the flag key's hash state precomputed. Pure: the same data always gives the same snapshot.
+ */
+export function compileNamespace(data: NamespaceData): CompiledNamespace {
+  const flags = new Map<string, CompiledFlag>();
+  const ordered = compileFlags(data);
+  for (const flag of ordered) flags.set(flag.key, flag);
+  return { key: data.key, revision: data.revision, flags, ordered };
+}
+
+function compileFlags(data: NamespaceData): CompiledFlag[] {
+  const segments = new Map<string, CompiledSegment>();
+  for (const s of data.segments) segments.set(s.key, compileSegment(s));
+  const segmentsOf = (keys: string[]) => keys.map((k) => segments.get(k) ?? missingSegment(k));
+  const rulesByFlag = groupByFlag(data.rules);
+  const rolloutsByFlag = groupByFlag(data.rollouts);
+  return data.flags.map((flag) => compileFlag(flag, rulesByFlag.get(flag.key) ?? [], rolloutsByFlag.get(flag.key) ?? [], segmentsOf));
+}
+
+/**
+ * A new snapshot from an old one and a fresh read of some of its flags (`considered`): those
+ * flags are recompiled, replaced, added or (when absent from the read) removed; every other
+ * flag is shared with the old snapshot. This is what a write made here costs, instead of a
+ * rebuild of the whole namespace.
+ */
+export function patchNamespace(old: CompiledNamespace, data: NamespaceData & { considered: string[] }): CompiledNamespace {
+  const fresh = new Map(compileFlags(data).map((f) => [f.key, f]));
+  const considered = new Set(data.considered);
+  const flags = new Map(old.flags);
+  const ordered: CompiledFlag[] = [];
+  for (const flag of old.ordered) {
+    if (!considered.has(flag.key)) ordered.push(flag);
+    else if (fresh.has(flag.key)) ordered.push(fresh.get(flag.key)!);
+  }
+  const added: CompiledFlag[] = [];
+  for (const key of considered) {
+    const flag = fresh.get(key);
+    if (!flag) flags.delete(key);
+    else {
+      if (!old.flags.has(key)) added.push(flag);
+      flags.set(key, flag);
+    }
+  }
+  // New flags are the newest: they go last, in creation order.
+  added.sort((a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : 1));
+  return { key: old.key, revision: data.revision, flags, ordered: [...ordered, ...added] };
+}
+
+/** A reference to a segment that does not exist (possible only in declarative files) matches no one. */
+function missingSegment(key: string): CompiledSegment {
+  return {
+    key,
+    name: '',
+    description: '',
+    matchType: 'ALL_MATCH_TYPE',
+    constraints: [{ id: '', type: 'UNKNOWN_COMPARISON_TYPE', property: '', operator: '', value: '', onEntityId: false, match: () => false }],
+    strict: false,
+  };
+}
+
+function groupByFlag<T extends { flagKey: string; rank: number }>(items: T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const list = out.get(item.flagKey);
+    if (list) list.push(item);
+    else out.set(item.flagKey, [item]);
+  }
+  // Stable sort: equal ranks keep store order, as Flipt's ORDER BY rank does.
+  for (const list of out.values()) list.sort((a, b) => a.rank - b.rank);
+  return out;
+}
+
+const KNOWN_TYPES = new Set(['STRING_COMPARISON_TYPE', 'NUMBER_COMPARISON_TYPE', 'BOOLEAN_COMPARISON_TYPE', 'DATETIME_COMPARISON_TYPE', 'ENTITY_ID_COMPARISON_TYPE']);
+
+export function compileSegment(s: Segment): CompiledSegment {
+  return {
+    key: s.key,
+    name: s.name,
+    description: s.description,
+    matchType: s.matchType,
+    constraints: s.constraints.map((c) => ({
+      id: c.id,
+      type: c.type,
+      property: c.property,
+      operator: c.operator,
+      value: c.value,
+      onEntityId: c.type === 'ENTITY_ID_COMPARISON_TYPE',
+      match: compileMatcher(c.type, c.operator, c.value),
+    })),
+    strict: s.constraints.some((c) => !KNOWN_TYPES.has(c.type)),
+  };
+}
+
+function compileFlag(
+  flag: Flag,
+  rules: Rule[],
+  rollouts: Rollout[],
+  segmentsOf: (keys: string[]) => CompiledSegment[],
+): CompiledFlag {
+  const variants = new Map(flag.variants.map((v) => [v.id, v]));
+  const compiledRules: CompiledRule[] = rules.map((r) => {
+    const distributions = r.distributions.map((d) => {
+      const variant = variants.get(d.variantId);
+      return {
+        id: d.id,
+        variantId: d.variantId,
+        variantKey: variant?.key ?? '',
+        variantAttachment: variant?.attachment ?? '',
+        rollout: d.rollout,
+      };
+    });
+    const valid = distributions.filter((d) => d.rollout > 0);
+    return {
+      id: r.id,
+      rank: r.rank,
+      segmentOperator: r.segmentOperator,
+      segments: segmentsOf(r.segmentKeys),
+      segmentKeys: Object.freeze([...r.segmentKeys]),
+      distributions,
+      valid,
+      bounds: bucketBounds(valid.map((d) => d.rollout)),
+    };
+  });
+  const compiledRollouts: CompiledRollout[] = rollouts.map((r) => ({
+    id: r.id,
+    rank: r.rank,
+    type: r.type,
+    description: r.description,
+    threshold: r.threshold ? { percentage: Math.fround(r.threshold.percentage), value: r.threshold.value } : null,
+    segment: r.segment
+      ? {
+          segments: segmentsOf(r.segment.segmentKeys),
+          segmentKeys: Object.freeze([...r.segment.segmentKeys]),
+          segmentOperator: r.segment.segmentOperator,
+          value: r.segment.value,
+        }
+      : null,
+  }));
+  return {
+    key: flag.key,
+    name: flag.name,
+    description: flag.description,
+    enabled: flag.enabled,
+    type: flag.type,
+    createdAt: flag.createdAt,
+    updatedAt: flag.updatedAt,
+    defaultVariant: flag.defaultVariant
+      ? { id: flag.defaultVariant.id, key: flag.defaultVariant.key, attachment: flag.defaultVariant.attachment }
+      : null,
+    rules: compiledRules,
+    rollouts: compiledRollouts,
+    keyHashState: crc32Update(CRC_START, flag.key),
+  };
+}

@@ -1,0 +1,7 @@
+export * from './types';
+export { compileNamespace, compileSegment, patchNamespace } from './compile';
+export { evaluateVariant, evaluateBoolean } from './evaluate';
+export { compileMatcher, diagnose, type Matcher } from './matchers';
+export { crc32, variantBucket, thresholdValue, bucketBounds } from './hash';
+export { newTrace, type FlagTrace, type StepTrace, type SegmentTrace, type ConstraintTrace } from './trace';
+export { explain } from './explain';

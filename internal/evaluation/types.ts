@@ -1,0 +1,113 @@
+import type { ComparisonType, FlagType, MatchType, Micros, RolloutType, SegmentOperator } from '../core';
+import type { Matcher } from './matchers';
+
+export type { NamespaceData } from '../core';
+
+export interface CompiledConstraint {
+  id: string;
+  type: ComparisonType;
+  property: string;
+  operator: string;
+  value: string;
+  /** ENTITY_ID constraints compare the entity id, not a context value. */
+  onEntityId: boolean;
+  match: Matcher;
+}
+
+export interface CompiledSegment {
+  key: string;
+  name: string;
+  description: string;
+  matchType: MatchType;
+  constraints: CompiledConstraint[];
+  /** An unknown constraint type fails the evaluation in Flipt, so such a segment is never short-circuited. */
+  strict: boolean;
+}
+
+export interface CompiledDistribution {
+  id: string;
+  variantId: string;
+  variantKey: string;
+  variantAttachment: string;
+  /** As stored (a float32 percentage). */
+  rollout: number;
+}
+
+export interface CompiledRule {
+  id: string;
+  rank: number;
+  segmentOperator: SegmentOperator;
+  segments: CompiledSegment[];
+  /** All segment keys, shared by every evaluation where all of them match (no allocation). */
+  segmentKeys: readonly string[];
+  /** Every distribution, in store order (what the client snapshot shows). */
+  distributions: CompiledDistribution[];
+  /** Only those with rollout > 0, with their cumulative bucket bounds (0..1000). */
+  valid: CompiledDistribution[];
+  bounds: number[];
+}
+
+export interface CompiledRollout {
+  id: string;
+  rank: number;
+  type: RolloutType;
+  description: string;
+  threshold: { percentage: number; value: boolean } | null;
+  segment: { segments: CompiledSegment[]; segmentKeys: readonly string[]; segmentOperator: SegmentOperator; value: boolean } | null;
+}
+
+export interface CompiledVariant {
+  id: string;
+  key: string;
+  attachment: string;
+}
+
+export interface CompiledFlag {
+  key: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+  type: FlagType;
+  createdAt: Micros;
+  updatedAt: Micros;
+  defaultVariant: CompiledVariant | null;
+  /** Rules (variant flags) and rollouts (boolean flags), in rank order. */
+  rules: CompiledRule[];
+  rollouts: CompiledRollout[];
+  /** CRC-32 running state after the flag key: the variant bucket hashes only the entity id. */
+  keyHashState: number;
+}
+
+/** An immutable, pre-joined, pre-parsed namespace: what every evaluation reads. */
+export interface CompiledNamespace {
+  key: string;
+  revision: string;
+  flags: Map<string, CompiledFlag>;
+  /** Flags in creation order. */
+  ordered: CompiledFlag[];
+}
+
+/**
+ * Evaluation context: string values by property. A missing key reads as "", and so does any
+ * non-string member (such as a plain object's inherited `toString`), so a parsed JSON object
+ * can be used as it is.
+ */
+export type Context = Record<string, string>;
+
+export type EvaluationReason = 'UNKNOWN_EVALUATION_REASON' | 'FLAG_DISABLED_EVALUATION_REASON' | 'MATCH_EVALUATION_REASON' | 'DEFAULT_EVALUATION_REASON';
+
+export interface VariantResult {
+  match: boolean;
+  reason: EvaluationReason;
+  variantKey: string;
+  variantAttachment: string;
+  /** Shared with the snapshot: do not modify. */
+  segmentKeys: readonly string[];
+}
+
+export interface BooleanResult {
+  enabled: boolean;
+  reason: EvaluationReason;
+  /** Shared with the snapshot: do not modify. */
+  segmentKeys: readonly string[];
+}

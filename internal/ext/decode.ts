@@ -1,0 +1,151 @@
+import type { Document, Encoding } from './document';
+import { ExtError } from './errors';
+import { lineOf, sourceOf } from './positions';
+import { DocumentReader } from './read';
+import { isSupported, parseTolerant, v, type Version } from './version';
+import type { RawDocument } from './raw';
+import { parseYamlStream } from './yaml-tree';
+
+export interface DecodeOptions {
+  encoding: Encoding;
+  /** The newest version accepted, and the version of a stream that names none: "1.4" (CLI) or "1.6" (Git). */
+  maxVersion?: string;
+  /** Also refuse unknown fields and apply the schema-only gates, as Flipt's CUE validation does. */
+  strict?: boolean;
+}
+
+export interface DecodedStream {
+  /** The first document's version (the newest supported one when it names none). */
+  version: Version;
+  documents: Document[];
+}
+
+/**
+ * Text → documents. YAML: a `---`-separated stream. JSON: one object, or several (one per
+ * line); a first line starting with `#` (the export header) is skipped. Only the first
+ * document's `version` is read; an unsupported one fails with Flipt's `unsupported version: X`.
+ */
+export function decodeDocuments(text: string, options: DecodeOptions): DecodedStream {
+  const maxVersion = options.maxVersion ?? '1.4';
+  const raws = options.encoding === 'json' ? parseJsonStream(text) : parseYamlStream(text);
+  let version = v(maxVersion);
+  const documents: Document[] = [];
+  for (const [i, raw] of raws.entries()) {
+    if (i === 0) version = versionOf(raw, maxVersion);
+    const reader = new DocumentReader({
+      document: i + 1,
+      version,
+      strict: options.strict ?? false,
+      fallbackLine: raw.singleLine ? raw.line : undefined,
+    });
+    documents.push(reader.read(raw.value));
+  }
+  return { version, documents };
+}
+
+function versionOf(raw: RawDocument, maxVersion: string): Version {
+  const value = raw.value;
+  const field = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).version : undefined;
+  if (field === undefined || field === null || field === '') return v(maxVersion);
+  const location = { document: 1, field: 'version', line: lineOf(value as object, 'version') ?? raw.line };
+  if (typeof field === 'object') throw new ExtError(`unmarshalling document: expected a string, found ${Array.isArray(field) ? 'a list' : 'a map'}`, location);
+  // Go's decoder gives a string field the scalar's text: `version: 1.10` reads as "1.10", not 1.1.
+  const text = typeof field === 'string' ? field : (sourceOf(value as object, 'version') ?? String(field));
+  let version: Version;
+  try {
+    version = parseTolerant(text);
+  } catch (err) {
+    throw new ExtError(`parsing document version: ${(err as Error).message}`, location);
+  }
+  if (!isSupported(version, maxVersion)) throw new ExtError(`unsupported version: ${text}`, location);
+  return version;
+}
+
+/**
+ * A stream of JSON values separated by whitespace (as Go's json.Decoder reads them): usually
+ * one object, or one object per line. A first line beginning with `#` is skipped.
+ */
+export function parseJsonStream(input: string): RawDocument[] {
+  let text = input;
+  let lineOffset = 0;
+  if (text.startsWith('#')) {
+    const end = text.indexOf('\n');
+    text = end === -1 ? '' : text.slice(end + 1);
+    lineOffset = 1;
+  }
+  const out: RawDocument[] = [];
+  let i = 0;
+  let line = 1 + lineOffset;
+  const n = text.length;
+  while (i < n) {
+    // Skip whitespace between values, counting lines.
+    const c = text.charCodeAt(i);
+    if (c === 10) line++;
+    if (c === 32 || c === 9 || c === 10 || c === 13) {
+      i++;
+      continue;
+    }
+    const start = i;
+    const startLine = line;
+    const end = valueEnd(text, i);
+    const slice = text.slice(start, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(slice);
+    } catch (err) {
+      const message = (err as Error).message;
+      const at = /position (\d+)/.exec(message);
+      const errorLine = at ? startLine + countLines(slice, Number(at[1])) : startLine;
+      throw new ExtError(`unmarshalling document: json: ${message.replace(/ in JSON at position \d+.*$/, '')}`, { document: out.length + 1, line: errorLine });
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      const what = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+      if (value !== null) {
+        throw new ExtError(`unmarshalling document: json: cannot unmarshal ${what} into a document`, { document: out.length + 1, line: startLine });
+      }
+    }
+    const lines = countLines(slice, slice.length);
+    line += lines;
+    // In a one-line document (JSON lines) every field is on the document's line.
+    out.push({ value, line: startLine, singleLine: lines === 0 });
+    i = end;
+  }
+  return out;
+}
+
+function countLines(text: string, upTo: number): number {
+  let count = 0;
+  for (let k = 0; k < upTo && k < text.length; k++) if (text.charCodeAt(k) === 10) count++;
+  return count;
+}
+
+/** Where the JSON value starting at `start` ends: the matching bracket, or the end of a scalar. */
+function valueEnd(text: string, start: number): number {
+  const first = text[start];
+  if (first !== '{' && first !== '[') {
+    if (first === '"') return stringEnd(text, start);
+    let k = start;
+    while (k < text.length && !/[\s{}[\],"]/.test(text[k])) k++;
+    return Math.max(k, start + 1);
+  }
+  let depth = 0;
+  for (let k = start; k < text.length; k++) {
+    const ch = text.charCodeAt(k);
+    if (ch === 34) k = stringEnd(text, k) - 1;
+    else if (ch === 123 || ch === 91) depth++;
+    else if (ch === 125 || ch === 93) {
+      depth--;
+      if (depth === 0) return k + 1;
+    }
+  }
+  return text.length; // unterminated: JSON.parse reports it
+}
+
+function stringEnd(text: string, start: number): number {
+  for (let k = start + 1; k < text.length; k++) {
+    const ch = text.charCodeAt(k);
+    if (ch === 92) k++;
+    else if (ch === 34) return k + 1;
+  }
+  return text.length;
+}

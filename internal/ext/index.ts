@@ -1,0 +1,26 @@
+/**
+ * Flipt's import/export document format: decoding (YAML streams, JSON, JSON lines) with
+ * Flipt's version gates, validation of a whole stream before anything is written, importing
+ * into a store (all-or-nothing when the store has transactions), exporting, and encoding.
+ */
+export type * from './document';
+export { encodingOf, namespaceKeyOf } from './document';
+export { decodeDocuments, parseJsonStream, type DecodeOptions, type DecodedStream } from './decode';
+export { encodeDocuments, exportHeader } from './encode';
+export { ExtError, PartialImportError, describeCounts, describeLocation, totalOf, zeroCounts, type ExtLocation, type ImportCounts } from './errors';
+export { exportDocuments, type ExportOptions, type ExportSource } from './exporter';
+export {
+  applyPlan,
+  importStream,
+  importText,
+  namespacesOf,
+  readExistingState,
+  type ImportOptions,
+  type ImportProgress,
+  type ImportResult,
+  type ImportTarget,
+} from './importer';
+export { goMarshal, sortKeysDeep } from './json';
+export { droppedState, planImport, type DocumentPlan, type ExistingState, type FlagPlan, type ImportPlan, type PlanOptions, type RulePlan, type SegmentPlan } from './plan';
+export { lineOf } from './positions';
+export { EXPORT_VERSION, KNOWN_VERSIONS, parseTolerant, versionString, type Version } from './version';

@@ -1,0 +1,80 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthenticationConfig } from '../config';
+import { DEFAULT_NAMESPACE, unauthenticated, type Authentication } from '../core';
+import { TOKEN_METADATA, type Authenticator } from '../auth';
+
+/**
+ * Who may call what. Every route declares its surface (and, where it has one, how to read
+ * the namespace it acts on) in its Fastify `config`; the gate checks the bearer token, the
+ * `authentication.exclude.*` settings, and Flipt's rules for namespace-scoped tokens:
+ * allowed on the management API, /evaluate/v1 and the client snapshot, for their own
+ * namespace only; refused on /auth/v1, /meta and OFREP.
+ */
+export type Surface = 'management' | 'evaluation' | 'ofrep' | 'auth' | 'meta' | 'public';
+
+export interface RouteAuth {
+  surface: Surface;
+  /** The namespace a request acts on; null when it has none (e.g. listing namespaces). */
+  namespaceOf?: (request: FastifyRequest) => string | null;
+}
+
+const SCOPED_ALLOWED = new Set<Surface>(['management', 'evaluation']);
+
+export class AuthGate {
+  constructor(
+    private readonly config: AuthenticationConfig,
+    private readonly authenticator: Authenticator,
+  ) {}
+
+  /** Whether requests to this surface need a token. */
+  guards(surface: Surface): boolean {
+    if (!this.config.required || surface === 'public') return false;
+    const { exclude } = this.config;
+    return !((surface === 'management' && exclude.management) || (surface === 'evaluation' && exclude.evaluation) || (surface === 'ofrep' && exclude.ofrep));
+  }
+
+  async check(header: string | undefined, surface: Surface): Promise<Authentication> {
+    const auth = await this.authenticator.authenticate(header);
+    if (scopeOf(auth) !== null && !SCOPED_ALLOWED.has(surface)) throw unauthenticated();
+    return auth;
+  }
+
+  /** A namespace-scoped token may act on its own namespace only ("" means `default`). */
+  checkNamespace(auth: Authentication, namespace: string | null): void {
+    const scope = scopeOf(auth);
+    if (scope === null) return;
+    if (namespace === null || (namespace === '' ? DEFAULT_NAMESPACE : namespace) !== scope) throw unauthenticated();
+  }
+}
+
+function scopeOf(auth: Authentication): string | null {
+  return auth.metadata[TOKEN_METADATA.namespace] ?? null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller's authentication, when the route required one. */
+    auth: Authentication | null;
+  }
+  interface FastifyContextConfig {
+    surface?: Surface;
+    namespaceOf?: (request: FastifyRequest) => string | null;
+  }
+}
+
+/** Installs the gate on every route (only when authentication is required). */
+export function installAuthGate(app: FastifyInstance, gate: AuthGate | null): void {
+  app.decorateRequest('auth', null);
+  if (!gate) return;
+  app.addHook('onRequest', async (request) => {
+    const route = request.routeOptions.config as Partial<RouteAuth> | undefined;
+    if (!route?.surface || !gate.guards(route.surface)) return;
+    request.auth = await gate.check(request.headers.authorization, route.surface);
+  });
+  app.addHook('preHandler', async (request) => {
+    if (!request.auth) return;
+    // Fail closed: a scoped token on a route that names no namespace is refused.
+    const namespaceOf = (request.routeOptions.config as Partial<RouteAuth> | undefined)?.namespaceOf;
+    gate.checkNamespace(request.auth, namespaceOf ? namespaceOf(request) : null);
+  });
+}

@@ -1,0 +1,150 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { isPennonError, type ErrorKind } from '../core';
+
+/**
+ * The one place where errors become HTTP responses: Flipt's grpc-gateway body
+ * `{code, message, details}` with the gRPC code, and the status grpc-gateway maps it to.
+ * Internal errors are logged with the request id and answered without their details.
+ */
+
+/** gRPC status codes used here. */
+export const GRPC = {
+  CANCELED: 1,
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+const BY_KIND: Record<ErrorKind, { status: number; code: number }> = {
+  invalid: { status: 400, code: GRPC.INVALID_ARGUMENT },
+  not_found: { status: 404, code: GRPC.NOT_FOUND },
+  unauthenticated: { status: 401, code: GRPC.UNAUTHENTICATED },
+  forbidden: { status: 403, code: GRPC.PERMISSION_DENIED },
+  // Flipt answers a write on a read-only store with a plain error, which the gateway maps to 500.
+  read_only: { status: 500, code: GRPC.INTERNAL },
+  unavailable: { status: 503, code: GRPC.UNAVAILABLE },
+  too_large: { status: 413, code: GRPC.RESOURCE_EXHAUSTED },
+  internal: { status: 500, code: GRPC.INTERNAL },
+};
+
+/** grpc-gateway's HTTP status for a gRPC code, for errors raised by Fastify itself. */
+function codeForStatus(status: number): number {
+  switch (status) {
+    case 400:
+    case 415:
+      return GRPC.INVALID_ARGUMENT;
+    case 401:
+      return GRPC.UNAUTHENTICATED;
+    case 403:
+      return GRPC.PERMISSION_DENIED;
+    case 404:
+      return GRPC.NOT_FOUND;
+    case 413:
+    case 431:
+      return GRPC.RESOURCE_EXHAUSTED;
+    case 503:
+      return GRPC.UNAVAILABLE;
+    default:
+      return GRPC.INTERNAL;
+  }
+}
+
+export function errorBody(code: number, message: string) {
+  return { code, message, details: [] as unknown[] };
+}
+
+/** grpc-gateway puts the message of a 401 in WWW-Authenticate as well. */
+export function wwwAuthenticate(message: string): string {
+  return `Bearer realm="pennon", error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}"`;
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: number, message: string) {
+  reply.header('x-request-id', request.id);
+  if (status === 401) reply.header('www-authenticate', wwwAuthenticate(message));
+  return reply.status(status).type('application/json').send(errorBody(code, message));
+}
+
+/**
+ * The error handler. It logs through the service's logger rather than `request.log`: Fastify
+ * builds a child logger per request only when access logging is on (it costs throughput).
+ */
+export const errorHandler = (logger: Logger) => (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) =>
+  handleError(error, request, reply, logger);
+
+function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, logger: Logger) {
+  const { status, code, message } = describeError(error, request.id, logger);
+  return sendError(request, reply, status, code, message);
+}
+
+/** Status, gRPC code and client-safe message of any error; logs the ones that are ours to fix. */
+export function describeError(error: unknown, requestId: string, logger: Logger): { status: number; code: number; message: string } {
+  if (isPennonError(error)) {
+    const { status, code } = BY_KIND[error.kind];
+    if (status >= 500) logger.error({ err: error.cause ?? error, reqId: requestId }, error.message);
+    const message = error.kind === 'internal' ? `internal error (request id ${requestId})` : error.message;
+    return { status, code, message };
+  }
+  const status = (error as FastifyError).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, code: codeForStatus(status), message: clientMessage(error as FastifyError) };
+  }
+  logger.error({ err: error, reqId: requestId }, 'unhandled error');
+  return { status: 500, code: GRPC.INTERNAL, message: `internal error (request id ${requestId})` };
+}
+
+/**
+ * Errors Fastify raises before routing (a malformed percent-encoding, an over-long path
+ * parameter): the same body as every other error.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long' : 'the request path is not a valid URL';
+  return sendError(request, reply, 400, GRPC.INVALID_ARGUMENT, message);
+}
+
+/** Fastify's own 4xx errors, in words a client can act on (never a stack or internals). */
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'request body is too large';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return `request body is not valid JSON: ${error.message}`;
+    default:
+      return error.message;
+  }
+}
+
+/**
+ * Unknown routes answer 404 `Not Found`; a known path with the wrong method answers 501
+ * `Method Not Allowed`, as grpc-gateway does. A second router mirrors the routes to tell
+ * the two apart without touching the hot path.
+ */
+export function installNotFound(app: FastifyInstance): void {
+  const mirror = FindMyWay({ ignoreTrailingSlash: true });
+  const noop = () => undefined;
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method !== 'HEAD' && !mirror.hasRoute(method as HTTPMethod, route.url)) {
+        mirror.on(method as HTTPMethod, route.url, noop);
+      }
+    }
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const other = (['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const).some(
+      (m) => m !== request.method && mirror.find(m, path) !== null,
+    );
+    return other
+      ? sendError(request, reply, 501, GRPC.UNIMPLEMENTED, 'Method Not Allowed')
+      : sendError(request, reply, 404, GRPC.NOT_FOUND, 'Not Found');
+  });
+}

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { invalid } from '../../core';
+import type { CompiledFlag } from '../../evaluation';
+import type { SnapshotCache } from '../../snapshots';
+import { bridge, bridgeInput, bulkFlags, ofrepError, ofrepFlag } from '../wire/ofrep';
+
+/**
+ * OFREP (OpenFeature Remote Evaluation Protocol) as Flipt v1 serves it, with its own error
+ * body. Beyond Flipt: the bulk answer carries an ETag and honours If-None-Match with a 304.
+ */
+export function ofrepRoutes(
+  app: FastifyInstance,
+  snapshots: SnapshotCache,
+  config: { cacheEnabled: boolean; cacheTtlMs: number },
+  logger: Logger,
+): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const key = (error as { ofrepKey?: string }).ofrepKey ?? (request.params as { key?: string } | undefined)?.key;
+    const { status, body } = ofrepError(error, key);
+    if (status >= 500) logger.error({ err: error, reqId: request.id }, 'ofrep evaluation failed');
+    return reply.status(status).header('x-request-id', request.id).type('application/json').send(body);
+  });
+
+  const route = { surface: 'ofrep' as const };
+  app.get('/ofrep/v1/configuration', { config: route }, async () => ({
+    name: 'flipt',
+    capabilities: {
+      cacheInvalidation: { polling: { enabled: config.cacheEnabled, minPollingIntervalMs: config.cacheEnabled ? config.cacheTtlMs : 0 } },
+      flagEvaluation: { supportedTypes: ['string', 'boolean'] },
+    },
+  }));
+
+  app.post<{ Params: { key: string } }>('/ofrep/v1/evaluate/flags/:key', { config: route }, async (request) => {
+    const { key } = request.params;
+    if (key === '') throw invalid('flag key was not provided');
+    const input = bridgeInput(request.headers, request.body);
+    return ofrepFlag(key, bridge(await snapshots.flag(input.namespaceKey, key), input));
+  });
+
+  app.post('/ofrep/v1/evaluate/flags', { config: route }, async (request, reply) => {
+    const input = bridgeInput(request.headers, request.body);
+    const snapshot = await snapshots.get(input.namespaceKey);
+    const flags: CompiledFlag[] = [];
+    for (const key of bulkFlags(input.context, snapshot.ordered)) {
+      // The first failure aborts the whole bulk request, naming its flag.
+      try {
+        flags.push(await snapshots.flag(input.namespaceKey, key));
+      } catch (err) {
+        throw Object.assign(err as Error, { ofrepKey: key });
+      }
+    }
+    const body = JSON.stringify({ flags: flags.map((f) => ofrepFlag(f.key, bridge(f, input))) });
+    const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
+    reply.header('etag', etag);
+    if (request.headers['if-none-match'] === etag) return reply.status(304).send();
+    return reply.type('application/json').send(body);
+  });
+}

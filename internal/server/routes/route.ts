@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
+import { DEFAULT_NAMESPACE } from '../../core';
+import { Fields } from '../wire/decode';
+
+/** What a management handler gets: the resolved namespace, path values, body and query. */
+export interface Input {
+  ns: string;
+  /** Path values; they win over body fields of the same name. */
+  params: Record<string, string>;
+  body: Fields;
+  query: Fields;
+  /** The parsed JSON body as sent. */
+  raw: unknown;
+}
+
+function inputOf(request: FastifyRequest, ns: string): Input {
+  let body: Fields | undefined;
+  let query: Fields | undefined;
+  return {
+    ns: ns === '' ? DEFAULT_NAMESPACE : ns,
+    params: request.params as Record<string, string>,
+    raw: request.body,
+    get body() {
+      return (body ??= Fields.body(request.body));
+    },
+    get query() {
+      return (query ??= Fields.query(request.query));
+    },
+  };
+}
+
+/**
+ * Family A has no namespace in the path: it comes from `namespaceKey` in the query (GET,
+ * DELETE) or the body (POST, PUT), and defaults to `default`.
+ */
+function familyANamespace(request: FastifyRequest): string {
+  const source = request.method === 'GET' || request.method === 'DELETE' ? Fields.query(request.query) : Fields.body(request.body);
+  return source.str('namespaceKey');
+}
+
+/**
+ * Registers a management route under Family B (`/api/v1/namespaces/{ns}/…`) and, unless told
+ * otherwise, Family A (`/api/v1/…`). Both call the same handler: one implementation.
+ */
+export function managementRoute(
+  app: FastifyInstance,
+  method: HTTPMethods,
+  path: string,
+  handler: (input: Input) => Promise<unknown>,
+  options: { familyA?: boolean } = {},
+): void {
+  const familyB = (request: FastifyRequest) => (request.params as { namespaceKey: string }).namespaceKey || DEFAULT_NAMESPACE;
+  app.route({
+    method,
+    url: `/api/v1/namespaces/:namespaceKey${path}`,
+    config: { surface: 'management', namespaceOf: familyB },
+    handler: (request) => handler(inputOf(request, familyB(request))),
+  });
+  if (options.familyA ?? true) {
+    const familyA = (request: FastifyRequest) => familyANamespace(request) || DEFAULT_NAMESPACE;
+    app.route({
+      method,
+      url: `/api/v1${path}`,
+      config: { surface: 'management', namespaceOf: familyA },
+      handler: (request) => handler(inputOf(request, familyA(request))),
+    });
+  }
+}
+
+/** Flipt answers every delete and order with an empty message. */
+export const EMPTY = Object.freeze({});
+
+export function listInput(query: Fields) {
+  return { limit: query.int32('limit'), offset: query.int32('offset'), pageToken: query.str('pageToken') };
+}

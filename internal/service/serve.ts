@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { systemClock, type Clock } from '../core';
+import { buildApp } from '../server';
+import { AuthService, Authenticator, startCleanup } from '../auth';
+import { SnapshotCache } from '../snapshots';
+import { prepareSchema, type Store } from '../storage';
+import { openStore } from './database';
+
+export interface RunningService {
+  app: FastifyInstance;
+  store: Store;
+  /** The address the HTTP server listens on, e.g. http://127.0.0.1:8080. */
+  url: string;
+  /** Stops accepting, lets in-flight requests finish (bounded by shutdown_timeout), closes the store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The first token, when none exists (several instances starting together run this under the
+ * database's cross-process lock). Its value is logged only when it was generated here.
+ */
+async function bootstrapToken(auth: AuthService, tokens: Config['authentication']['methods']['token'], logger: Logger): Promise<void> {
+  const result = await auth.bootstrap(tokens);
+  if (!result.created) return;
+  if (result.token === null) {
+    logger.info({ id: result.id }, 'created the bootstrap token from authentication.methods.token.bootstrap.token (its value is not logged)');
+  } else {
+    logger.warn({ id: result.id, clientToken: result.token }, 'generated a bootstrap token: store it now, it will not be shown again');
+  }
+}
+
+/**
+ * Starts the service: opens and migrates (a fresh) database, builds the app, listens.
+ * `serve` and the end-to-end tests use this; nothing here knows about signals or exit codes.
+ */
+export async function startService(config: Config, logger: Logger, clock: Clock = systemClock()): Promise<RunningService> {
+  const { connection, store } = openStore(config.db, clock);
+  try {
+    const { applied } = await prepareSchema(connection);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'database schema created');
+    const snapshots = new SnapshotCache(store, { pollInterval: config.evaluation.refresh_interval, logger });
+    store.onChange((change) => snapshots.apply(change));
+    snapshots.start();
+    const authenticator = new Authenticator(store, clock);
+    const auth = new AuthService(store, clock, (id) => authenticator.revoke(id));
+    const tokens = config.authentication.methods.token;
+    let stopCleanup = () => undefined as void;
+    if (tokens.enabled) {
+      await connection.withMigrationLock(() => bootstrapToken(auth, tokens, logger));
+      stopCleanup = startCleanup(auth, tokens.cleanup, logger);
+    }
+    const app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator });
+    await app.listen({ host: config.server.host, port: config.server.http_port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.server.http_port;
+    const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    logger.info({ url, database: connection.describe }, 'pennon is serving');
+
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        const timer = setTimeout(() => {
+          logger.warn('shutdown timeout reached; closing remaining connections');
+          app.server.closeAllConnections();
+        }, config.server.shutdown_timeout);
+        // Keep-alive connections that finish their last request while we drain would otherwise
+        // linger until the timeout: close them as soon as they turn idle.
+        const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(timer);
+          clearInterval(reaper);
+          snapshots.stop();
+          stopCleanup();
+          await connection.close();
+        }
+      })());
+    return { app, store, url, stop };
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+}

@@ -1,0 +1,202 @@
+import type { Logger } from 'pino';
+import { notFound, unavailable } from '../core';
+import { compileNamespace, patchNamespace, type CompiledFlag, type CompiledNamespace } from '../evaluation';
+import type { Change, EvaluationSource } from '../storage';
+
+/**
+ * Compiled namespace snapshots, kept fresh without touching the database on the evaluation
+ * path:
+ * - a write made through this process marks its namespace stale at commit (`apply`), and the
+ *   very next evaluation brings it up to date first (read-your-writes) — by re-reading only
+ *   the flags the write touched when the revisions line up, else the whole namespace;
+ * - a poller compares every namespace's revision (one query) every `pollInterval`, which is
+ *   how writes made by other instances arrive (those rebuild the whole namespace);
+ * - a snapshot is never half-built: the new one replaces the old in one step.
+ * When the database cannot be read, the last good snapshot keeps answering.
+ */
+
+interface Pending {
+  /** The revision the snapshot must be at for a patch to be right; null forces a rebuild. */
+  from: string | null;
+  /** The revision after the last change: a patch must read exactly this one. */
+  to: string | null;
+  flags: Set<string>;
+  segments: Set<string>;
+  whole: boolean;
+}
+
+interface Entry {
+  snapshot: CompiledNamespace | null;
+  pending: Pending | null;
+  /** Bumped by every change; a load started before the bump cannot make the entry fresh. */
+  generation: number;
+  loading: { generation: number; promise: Promise<CompiledNamespace> } | null;
+}
+
+const EMPTY_REVISION = '';
+
+/** An empty snapshot: what a namespace that does not exist evaluates against. */
+function emptySnapshot(key: string): CompiledNamespace {
+  return { key, revision: EMPTY_REVISION, flags: new Map(), ordered: [] };
+}
+
+function flagOf(snapshot: CompiledNamespace, ns: string, key: string): CompiledFlag {
+  const flag = snapshot.flags.get(key);
+  if (!flag) throw notFound(`flag "${ns}/${key}" not found`);
+  return flag;
+}
+
+export interface SnapshotCacheOptions {
+  /** How often to look for writes made elsewhere (ms); 0 disables polling. */
+  pollInterval: number;
+  logger: Logger;
+  /** Bound on namespaces remembered as missing, so random keys cannot grow memory. */
+  maxMissing?: number;
+}
+
+export class SnapshotCache {
+  private readonly entries = new Map<string, Entry>();
+  private missing = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private polling = false;
+  /** How snapshots were brought up to date, for tests and metrics. */
+  readonly stats = { rebuilds: 0, patches: 0 };
+
+  constructor(
+    private readonly source: EvaluationSource,
+    private readonly options: SnapshotCacheOptions,
+  ) {}
+
+  /** The current snapshot; synchronous when it is fresh (the common case). */
+  get(ns: string): CompiledNamespace | Promise<CompiledNamespace> {
+    const entry = this.entries.get(ns);
+    if (entry && entry.pending === null && entry.snapshot) return entry.snapshot;
+    return this.load(ns, entry);
+  }
+
+  /** A flag of a namespace, or Flipt's not-found error. */
+  async flag(ns: string, key: string): Promise<CompiledFlag> {
+    return flagOf(await this.get(ns), ns, key);
+  }
+
+  /** The same, synchronously when the snapshot is fresh (no promise on the hot path). */
+  flagNow(ns: string, key: string): CompiledFlag | Promise<CompiledFlag> {
+    const snapshot = this.get(ns);
+    return snapshot instanceof Promise ? snapshot.then((s) => flagOf(s, ns, key)) : flagOf(snapshot, ns, key);
+  }
+
+  /** A committed write made through this process: remember what to re-read. */
+  apply(change: Change): void {
+    const entry = this.entries.get(change.ns);
+    if (!entry) return;
+    entry.generation++;
+    const pending = entry.pending;
+    // A patch is right only if nothing else moved the revision in between.
+    const contiguous = pending ? pending.to !== null && pending.to === change.before : entry.snapshot?.revision === change.before;
+    const next: Pending = pending ?? { from: change.before, to: null, flags: new Set(), segments: new Set(), whole: false };
+    next.to = change.after;
+    if (!contiguous || change.whole || change.before === null || change.after === null) next.whole = true;
+    for (const f of change.flags) next.flags.add(f);
+    for (const s of change.segments) next.segments.add(s);
+    entry.pending = next;
+  }
+
+  /** Marks a namespace stale as a whole (a change whose extent is unknown). */
+  invalidate(ns: string): void {
+    const entry = this.entries.get(ns);
+    if (!entry) return;
+    entry.generation++;
+    entry.pending = { from: null, to: null, flags: new Set(), segments: new Set(), whole: true };
+  }
+
+  start(): void {
+    if (this.options.pollInterval <= 0 || this.timer) return;
+    this.timer = setInterval(() => void this.poll(), this.options.pollInterval);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Compares revisions with the database once; stale entries rebuild on their next use. */
+  async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      const revisions = await this.source.listRevisions();
+      for (const [ns, entry] of this.entries) {
+        const current = revisions.get(ns) ?? EMPTY_REVISION;
+        if (entry.pending === null && entry.snapshot && entry.snapshot.revision !== current) this.invalidate(ns);
+      }
+    } catch (err) {
+      this.options.logger.warn({ err }, 'could not check namespace revisions; serving the snapshots held');
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private load(ns: string, existing: Entry | undefined): Promise<CompiledNamespace> {
+    const entry: Entry = existing ?? this.remember(ns);
+    if (entry.loading && entry.loading.generation === entry.generation) return entry.loading.promise;
+    const generation = entry.generation;
+    const pending = entry.pending;
+    const promise = this.refresh(ns, entry.snapshot, pending)
+      .then((snapshot) => {
+        const wasMissing = entry.snapshot?.revision === EMPTY_REVISION;
+        entry.snapshot = snapshot;
+        if (snapshot.revision === EMPTY_REVISION && !wasMissing) this.addMissing(ns);
+        if (snapshot.revision !== EMPTY_REVISION && wasMissing) this.missing--;
+        if (entry.generation === generation) entry.pending = null;
+        return snapshot;
+      })
+      .catch((err: unknown) => {
+        // The database is unreachable: keep answering from what we have, if anything.
+        if (entry.snapshot) {
+          this.options.logger.warn({ err, namespace: ns }, 'could not refresh a snapshot; serving the previous one');
+          return entry.snapshot;
+        }
+        throw unavailable('the flag store is unavailable', err);
+      })
+      .finally(() => {
+        if (entry.loading?.promise === promise) entry.loading = null;
+      });
+    entry.loading = { generation, promise };
+    return promise;
+  }
+
+  /** A patch when the pending change allows it and the read lines up; otherwise a rebuild. */
+  private async refresh(ns: string, old: CompiledNamespace | null, pending: Pending | null): Promise<CompiledNamespace> {
+    if (old && pending && !pending.whole && pending.from === old.revision) {
+      const data = await this.source.loadFlags(ns, [...pending.flags], [...pending.segments]);
+      // Another instance's write in between would make a patch wrong: rebuild instead.
+      if (data && data.revision === pending.to) {
+        this.stats.patches++;
+        return patchNamespace(old, data);
+      }
+    }
+    this.stats.rebuilds++;
+    const data = await this.source.loadNamespace(ns);
+    return data ? compileNamespace(data) : emptySnapshot(ns);
+  }
+
+  private remember(ns: string): Entry {
+    const entry: Entry = { snapshot: null, pending: null, generation: 0, loading: null };
+    this.entries.set(ns, entry);
+    return entry;
+  }
+
+  /** Remembers a missing namespace, forgetting the oldest past the bound (a later ask costs one query). */
+  private addMissing(ns: string): void {
+    this.missing++;
+    const max = this.options.maxMissing ?? 1000;
+    for (const [key, e] of this.entries) {
+      if (this.missing <= max) break;
+      if (key !== ns && e.snapshot?.revision === EMPTY_REVISION && !e.loading) {
+        this.entries.delete(key);
+        this.missing--;
+      }
+    }
+  }
+}

@@ -1,0 +1,1 @@
+export { SnapshotCache, type SnapshotCacheOptions } from './cache';

@@ -1,0 +1,3 @@
+export type * from './types';
+export { openDatabase, storeFor, migrate, pendingMigrations, prepareSchema, PendingMigrationsError } from './sql';
+export type { Connection } from './sql';

@@ -1,0 +1,213 @@
+import type { Constraint, Distribution, NamespaceData, Rollout, Rule, Variant } from '../../core';
+import type { PartialNamespaceData } from '../types';
+import type { SqlContext } from './context';
+import { bool, enums, int, toConstraint, toSegment } from './tables';
+
+/**
+ * The evaluation read model: a whole namespace (or some of its flags) in a few namespace-wide
+ * queries, inside one transaction so the data matches its revision. Only the columns
+ * evaluation and the client snapshot use are read, as arrays: building an object per row is
+ * most of a rebuild's cost. (Variants, rules, rollouts and distributions come back without
+ * names, descriptions and timestamps.)
+ */
+
+/** Past this many flags, a partial read costs about as much as reading everything. */
+const MAX_PARTIAL_FLAGS = 200;
+
+function group<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = keyOf(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+type Row = unknown[];
+const s = (v: unknown) => v as string;
+
+async function revisionOf(sql: SqlContext, ns: string): Promise<string | null> {
+  const row = await sql.db.selectFrom('namespaces').select(['revision', 'created_at']).where('key', '=', ns).executeTakeFirst();
+  return row ? `${row.created_at}:${row.revision}` : null;
+}
+
+/** Reads flags (all of the namespace's, or those listed) with everything they depend on. */
+async function read(sql: SqlContext, ns: string, revision: string, only: string[] | null, extraSegments: string[] = []): Promise<NamespaceData> {
+  const db = sql.db;
+  const q = <T extends { compile(): Parameters<SqlContext['rows']>[0] }>(query: T) => sql.rows(query.compile());
+  const keys = only ?? [];
+
+  let flags = db
+    .selectFrom('flags')
+    .select(['key', 'name', 'description', 'enabled', 'type', 'default_variant_id', 'created_at', 'updated_at'])
+    .where('namespace_key', '=', ns);
+  let variants = db.selectFrom('variants').select(['id', 'flag_key', 'key', 'attachment']).where('namespace_key', '=', ns);
+  let rules = db.selectFrom('rules').select(['id', 'flag_key', 'rank', 'segment_operator']).where('namespace_key', '=', ns);
+  let ruleSegments = db.selectFrom('rule_segments').select(['rule_id', 'segment_key']).where('namespace_key', '=', ns);
+  let distributions = db
+    .selectFrom('distributions')
+    .innerJoin('rules', 'rules.id', 'distributions.rule_id')
+    .select(['distributions.rule_id', 'distributions.variant_id', 'distributions.rollout'])
+    .where('rules.namespace_key', '=', ns);
+  let rollouts = db
+    .selectFrom('rollouts')
+    .select(['id', 'flag_key', 'type', 'rank', 'threshold_percentage', 'threshold_value', 'segment_operator', 'segment_value'])
+    .where('namespace_key', '=', ns);
+  let rolloutSegments = db.selectFrom('rollout_segments').select(['rollout_id', 'segment_key']).where('namespace_key', '=', ns);
+  if (only) {
+    flags = flags.where('key', 'in', keys);
+    variants = variants.where('flag_key', 'in', keys);
+    rules = rules.where('flag_key', 'in', keys);
+    // By owner id (a subquery), which lets the database use the owner index instead of a scan.
+    ruleSegments = ruleSegments.where('rule_id', 'in', db.selectFrom('rules').select('id').where('namespace_key', '=', ns).where('flag_key', 'in', keys));
+    distributions = distributions.where('rules.flag_key', 'in', keys);
+    rollouts = rollouts.where('flag_key', 'in', keys);
+    rolloutSegments = rolloutSegments.where(
+      'rollout_id',
+      'in',
+      db.selectFrom('rollouts').select('id').where('namespace_key', '=', ns).where('flag_key', 'in', keys),
+    );
+  }
+
+  const flagRows = await q(flags.orderBy('created_at').orderBy('key'));
+  const variantRows = await q(variants.orderBy('created_at').orderBy('id'));
+  const ruleRows = await q(rules.orderBy('rank').orderBy('created_at'));
+  const ruleSegmentRows = await q(ruleSegments.orderBy('rule_id').orderBy('position'));
+  const distributionRows = await q(distributions.orderBy('distributions.created_at').orderBy('distributions.id'));
+  const rolloutRows = await q(rollouts.orderBy('rank').orderBy('created_at'));
+  const rolloutSegmentRows = await q(rolloutSegments.orderBy('rollout_id').orderBy('position'));
+
+  // Segments are few: all of them, or those the flags read (and any just changed).
+  let segments = db.selectFrom('segments').selectAll().where('namespace_key', '=', ns);
+  let constraints = db.selectFrom('constraints').selectAll().where('namespace_key', '=', ns);
+  if (only) {
+    const used = [...new Set([...ruleSegmentRows.map((r) => s(r[1])), ...rolloutSegmentRows.map((r) => s(r[1])), ...extraSegments])];
+    segments = segments.where('key', 'in', used.length > 0 ? used : ['']);
+    constraints = constraints.where('segment_key', 'in', used.length > 0 ? used : ['']);
+  }
+  const segmentRows = await segments.orderBy('created_at').orderBy('key').execute();
+  const constraintRows = await constraints.orderBy('created_at').orderBy('id').execute();
+
+  const variantsByFlag = group<Variant>(
+    variantRows.map((r: Row) => ({
+      id: s(r[0]),
+      namespaceKey: ns,
+      flagKey: s(r[1]),
+      key: s(r[2]),
+      name: '',
+      description: '',
+      attachment: s(r[3]),
+      createdAt: 0,
+      updatedAt: 0,
+    })),
+    (v) => v.flagKey,
+  );
+  const segmentsByRule = group(ruleSegmentRows, (r) => s(r[0]));
+  const distributionsByRule = group<Distribution>(
+    distributionRows.map((r: Row) => ({ id: '', ruleId: s(r[0]), variantId: s(r[1]), rollout: Number(r[2]), createdAt: 0, updatedAt: 0 })),
+    (d) => d.ruleId,
+  );
+  const segmentsByRollout = group(rolloutSegmentRows, (r) => s(r[0]));
+  const constraintsBySegment = group<Constraint>(constraintRows.map(toConstraint), (c) => c.segmentKey);
+
+  const ruleList: Rule[] = ruleRows.map((r: Row) => ({
+    id: s(r[0]),
+    namespaceKey: ns,
+    flagKey: s(r[1]),
+    segmentKeys: (segmentsByRule.get(s(r[0])) ?? []).map((x) => s(x[1])),
+    segmentOperator: enums.segmentOperator.fromDb(r[3] as number),
+    rank: int(r[2] as number),
+    distributions: distributionsByRule.get(s(r[0])) ?? [],
+    createdAt: 0,
+    updatedAt: 0,
+  }));
+
+  const rolloutList: Rollout[] = rolloutRows.map((r: Row) => {
+    const type = enums.rolloutType.fromDb(r[2] as number);
+    return {
+      id: s(r[0]),
+      namespaceKey: ns,
+      flagKey: s(r[1]),
+      type,
+      rank: int(r[3] as number),
+      description: '',
+      threshold: type === 'THRESHOLD_ROLLOUT_TYPE' ? { percentage: Number(r[4]), value: bool(r[5] as number) } : null,
+      segment:
+        type === 'SEGMENT_ROLLOUT_TYPE'
+          ? {
+              segmentKeys: (segmentsByRollout.get(s(r[0])) ?? []).map((x) => s(x[1])),
+              segmentOperator: enums.segmentOperator.fromDb(r[6] as number),
+              value: bool(r[7] as number),
+            }
+          : null,
+      createdAt: 0,
+      updatedAt: 0,
+    };
+  });
+
+  return {
+    key: ns,
+    revision,
+    flags: flagRows.map((r: Row) => {
+      const flagVariants = variantsByFlag.get(s(r[0])) ?? [];
+      return {
+        namespaceKey: ns,
+        key: s(r[0]),
+        name: s(r[1]),
+        description: s(r[2]),
+        enabled: bool(r[3] as number),
+        type: enums.flagType.fromDb(r[4] as number),
+        variants: flagVariants,
+        defaultVariant: flagVariants.find((v) => v.id === r[5]) ?? null,
+        metadata: null,
+        createdAt: int(r[6] as number),
+        updatedAt: int(r[7] as number),
+      };
+    }),
+    segments: segmentRows.map((row) => toSegment(row, constraintsBySegment.get(row.key) ?? [])),
+    rules: ruleList,
+    rollouts: rolloutList,
+  };
+}
+
+export async function loadNamespace(sql: SqlContext, ns: string): Promise<NamespaceData | null> {
+  const revision = await revisionOf(sql, ns);
+  return revision === null ? null : read(sql, ns, revision, null);
+}
+
+/** Some flags, plus every flag that uses one of `segmentKeys` (they must be recompiled too). */
+export async function loadFlags(sql: SqlContext, ns: string, flagKeys: string[], segmentKeys: string[]): Promise<PartialNamespaceData | null> {
+  const revision = await revisionOf(sql, ns);
+  if (revision === null) return null;
+  const considered = new Set(flagKeys);
+  if (segmentKeys.length > 0) {
+    const users = await sql.db
+      .selectFrom('rule_segments')
+      .innerJoin('rules', 'rules.id', 'rule_segments.rule_id')
+      .select('rules.flag_key as flag')
+      .where('rule_segments.namespace_key', '=', ns)
+      .where('rule_segments.segment_key', 'in', segmentKeys)
+      .union(
+        sql.db
+          .selectFrom('rollout_segments')
+          .innerJoin('rollouts', 'rollouts.id', 'rollout_segments.rollout_id')
+          .select('rollouts.flag_key as flag')
+          .where('rollout_segments.namespace_key', '=', ns)
+          .where('rollout_segments.segment_key', 'in', segmentKeys),
+      )
+      .execute();
+    for (const u of users) considered.add(u.flag);
+  }
+  if (considered.size > MAX_PARTIAL_FLAGS) return null;
+  const keys = [...considered];
+  const data = await read(sql, ns, revision, keys.length > 0 ? keys : [''], segmentKeys);
+  return { ...data, considered: keys };
+}
+
+/** Every namespace's revision in one query: how a poller notices writes by other instances. */
+export async function listRevisions(sql: SqlContext): Promise<Map<string, string>> {
+  const rows = await sql.db.selectFrom('namespaces').select(['key', 'revision', 'created_at']).execute();
+  return new Map(rows.map((r) => [r.key, `${r.created_at}:${r.revision}`]));
+}

@@ -1,0 +1,1 @@
+export { createLogger, silentLogger } from './logger';

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { systemClock } from '../../internal/core';
+import { openDatabase, prepareSchema, storeFor } from '../../internal/storage';
+import { matchingContext, seedBenchNamespace, type SeedShape } from './seed';
+
+/**
+ * HTTP evaluation throughput: Pennon's POST /evaluate/v1/variant against a bare Fastify JSON
+ * POST route, same load generator (autocannon, in this process), same settings, same run,
+ * each server in its own process on loopback.
+ */
+export interface HttpResult {
+  label: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const SHAPE: SeedShape = { namespace: 'default', flags: 1000, rulesPerFlag: 10, constraintsPerSegment: 3, segments: 100 };
+
+function startProcess(command: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolveStart, reject) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolveStart({ child, url: m[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+async function load(label: string, url: string, body: string, seconds: number): Promise<HttpResult> {
+  const options = { url: `${url}/evaluate/v1/variant`, method: 'POST' as const, body, headers: { 'content-type': 'application/json' }, connections: 10 };
+  await autocannon({ ...options, duration: 2 }); // warm-up
+  const result = await autocannon({ ...options, duration: seconds });
+  return {
+    label,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; ratio: number; p99Ratio: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-'));
+  const dbUrl = `file:${join(dir, 'bench.db')}`;
+  const conn = openDatabase(dbUrl);
+  await prepareSchema(conn);
+  await seedBenchNamespace(storeFor(conn, systemClock()), SHAPE);
+  await conn.close();
+
+  const cli = resolve(__dirname, '../pennon'); // the single executable
+  const children: ChildProcess[] = [];
+  try {
+    const bare = await startProcess(process.execPath, [resolve(__dirname, 'bare-server.cjs')], {});
+    children.push(bare.child);
+    const pennon = await startProcess(cli, ['serve'], {
+      PENNON_DB_URL: dbUrl,
+      PENNON_SERVER_HOST: '127.0.0.1',
+      PENNON_SERVER_HTTP_PORT: '0',
+      PENNON_LOG_LEVEL: 'info',
+      PENNON_LOG_ENCODING: 'json',
+    });
+    children.push(pennon.child);
+    const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1234', context: matchingContext(SHAPE) });
+    // Alternate the two, three rounds each, and keep the median round: the machine is noisy.
+    const rounds: { baseline: HttpResult; evaluation: HttpResult }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const baseline = await load('bare Fastify JSON route', bare.url, body, seconds);
+      const evaluation = await load('pennon /evaluate/v1/variant (10 rules x 3 constraints)', pennon.url, body, seconds);
+      rounds.push({ baseline, evaluation });
+    }
+    rounds.sort((a, b) => a.evaluation.requestsPerSecond / a.baseline.requestsPerSecond - b.evaluation.requestsPerSecond / b.baseline.requestsPerSecond);
+    const { baseline, evaluation } = rounds[1];
+    return {
+      results: [baseline, evaluation],
+      ratio: evaluation.requestsPerSecond / baseline.requestsPerSecond,
+      p99Ratio: evaluation.p99 / Math.max(baseline.p99, 1),
+    };
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

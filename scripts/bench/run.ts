@@ -1,0 +1,45 @@
+import { evaluatorBench } from './evaluator';
+import { httpBench } from './http';
+import { rebuildBench } from './rebuild';
+import { startupBench } from './startup';
+
+/**
+ * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
+ * measured in the same run (these machines are noisy; compare ratios, not absolute times).
+ * Select with arguments: evaluator, rebuild, http, startup (default: all).
+ */
+async function main(): Promise<void> {
+  const only = new Set(process.argv.slice(2));
+  const want = (name: string) => only.size === 0 || only.has(name);
+
+  if (want('evaluator')) {
+    console.log('\n## In-process evaluator (target ≥ 2,000,000 evaluations/s)');
+    for (const r of await evaluatorBench()) console.log(`${r.label.padEnd(52)} ${r.perSecond.toLocaleString('en-US').padStart(12)} /s`);
+  }
+  if (want('rebuild')) {
+    console.log('\n## Snapshot rebuild, 10,000 flags (8,000 variant + 2,000 boolean) (target ≤ 200 ms)');
+    const r = await rebuildBench();
+    console.log(`full rebuild: load ${r.loadMs.toFixed(1)} ms + compile ${r.compileMs.toFixed(1)} ms = ${r.totalMs.toFixed(1)} ms (median of 5)`);
+    console.log(`after a local write: patch ${r.patchMs.toFixed(2)} ms (median of 7)`);
+  }
+  if (want('startup')) {
+    console.log('\n## The executable (targets: /health ≤ 500 ms, evaluate ≤ 300 ms, import of 10,000 flags ≤ 5 s)');
+    const r = await startupBench();
+    console.log(`exec → /health SERVING, fresh database: ${r.healthMs.toFixed(0)} ms (median of 5)`);
+    console.log(`pennon evaluate, whole process, in-process: ${r.evaluateMs.toFixed(0)} ms (median of 5)`);
+    console.log(`pennon flag import, 10,000 flags (2 variants, 1 rule, 2 distributions each): ${r.importMs.toFixed(0)} ms`);
+  }
+  if (want('http')) {
+    console.log('\n## HTTP evaluation vs a bare Fastify route (targets: ratio ≥ 0.90, p99 ≤ 1.2×)');
+    const { results, ratio, p99Ratio } = await httpBench(Number(process.env.BENCH_SECONDS ?? 10));
+    for (const r of results) {
+      console.log(`${r.label.padEnd(56)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}`);
+    }
+    console.log(`ratio ${ratio.toFixed(3)}   p99 ratio ${p99Ratio.toFixed(2)}`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

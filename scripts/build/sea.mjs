@@ -1,0 +1,51 @@
+// Turns dist/pennon.cjs into dist/pennon: Node's single-executable-application support, with
+// the local Node binary, the bundle as the SEA main script (with a V8 code cache, for start-up
+// time) and better-sqlite3's native addon as a SEA asset. Injected with postject's API
+// (@yao-pkg/pkg's SEA helper shells out to `npx postject` and swallows its failure). The build
+// fails unless the result really runs the bundle.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { inject } from 'postject';
+
+const require = createRequire(import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+const out = 'dist/pennon';
+// Built under temporary names and renamed into place once proven, so that a test run using
+// dist/pennon while another build runs never finds a half-made file.
+const building = `dist/pennon.building-${process.pid}`;
+const blob = `dist/pennon-${process.pid}.blob`;
+const config = `dist/sea-config-${process.pid}.json`;
+
+writeFileSync(
+  config,
+  JSON.stringify({
+    main: 'dist/pennon.cjs',
+    output: blob,
+    disableExperimentalSEAWarning: true,
+    useCodeCache: true,
+    assets: { 'better_sqlite3.node': require.resolve('better-sqlite3/build/Release/better_sqlite3.node') },
+  }),
+);
+execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+copyFileSync(process.execPath, building);
+chmodSync(building, 0o755);
+await inject(building, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2' });
+rmSync(blob);
+rmSync(config);
+
+// The proof: a plain copy of node would print its own version, not ours.
+let version = '';
+try {
+  version = execFileSync(building, ['--version'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }).trim();
+} catch (err) {
+  rmSync(building, { force: true });
+  throw new Error(`the built executable does not start: ${err.message}`);
+}
+if (version !== pkg.version) {
+  rmSync(building, { force: true });
+  throw new Error(`the built executable printed "${version}" for --version, expected "${pkg.version}": the bundle was not injected`);
+}
+renameSync(building, out);
+console.log(`built ${out} (pennon ${version})`);

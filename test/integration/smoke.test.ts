@@ -1,0 +1,18 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, startTestServer, type TestServer } from '../support/server';
+
+describe('server smoke', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('answers /health and creates a flag', async () => {
+    expect(expectStatus(await server.api.get('/health'), 200)).toEqual({ status: 'SERVING' });
+    const flag = expectStatus(await server.api.post('/api/v1/flags', { key: 'f', name: 'F' }), 200);
+    expect(flag).toMatchObject({ key: 'f', name: 'F', enabled: false, namespaceKey: 'default', type: 'VARIANT_FLAG_TYPE' });
+  });
+});

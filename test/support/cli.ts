@@ -1,0 +1,52 @@
+import { execa, type ResultPromise } from 'execa';
+import { resolve } from 'node:path';
+
+/** The single executable (dist/pennon, built by the global setup), run as a user runs it. */
+export const CLI = resolve(__dirname, '../../dist/pennon');
+
+export function pennon(args: string[], options: { env?: Record<string, string>; cwd?: string; input?: string } = {}) {
+  return execa(CLI, args, {
+    env: { PENNON_LOG_LEVEL: 'error', ...options.env },
+    cwd: options.cwd,
+    input: options.input,
+    reject: false,
+  });
+}
+
+/**
+ * Starts `pennon serve` and resolves once /health answers; the caller stops it. The process
+ * is wrapped in an object: execa's result is a thenable, which an async function would await.
+ */
+export async function serve(env: Record<string, string>, port: number): Promise<{ process: ResultPromise }> {
+  const child = execa(CLI, ['serve'], {
+    env: { PENNON_LOG_LEVEL: 'error', PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: String(port), ...env },
+    reject: false,
+  });
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`pennon serve exited early: ${(await child).stderr}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      if (res.ok) return { process: child };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error('pennon serve did not become healthy within 10 s');
+}
+
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
