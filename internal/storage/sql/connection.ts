@@ -8,8 +8,15 @@ export interface Connection {
   adapter: DialectAdapter;
   /** Human-readable target for logs, without credentials. */
   describe: string;
-  /** Runs a multi-statement SQL script (a migration). */
+  /**
+   * Runs a multi-statement SQL script (a migration): in one transaction where DDL is
+   * transactional (SQLite, PostgreSQL), statement by statement where it is not.
+   */
   runScript(script: string): Promise<void>;
+  /** False where a failed migration can leave some of its statements applied (MySQL, CockroachDB). */
+  readonly transactionalDdl: boolean;
+  /** Whether a table exists in the current schema/database, without ever failing a transaction. */
+  hasTable(name: string): Promise<boolean>;
   /** Holds a cross-process lock while `fn` runs, so that one instance migrates. */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;

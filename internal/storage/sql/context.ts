@@ -1,15 +1,27 @@
-import { sql as rawSql, type CompiledQuery } from 'kysely';
+import { sql as rawSql, type CompiledQuery, type IsolationLevel } from 'kysely';
 import type { Clock } from '../../core';
 import type { ListParams } from '../types';
 import type { Db } from './tables';
 
-/** What differs between databases, kept to the minimum (error codes). */
+/** What differs between databases, kept to the minimum (error codes, isolation, retries). */
 export interface DialectAdapter {
   readonly name: 'sqlite' | 'postgres' | 'mysql' | 'cockroach';
   isUniqueViolation(err: unknown): boolean;
   isForeignKeyViolation(err: unknown): boolean;
   /** The database cannot be reached or the connection broke. */
   isConnectionError(err: unknown): boolean;
+  /**
+   * The transaction lost a conflict (serialization failure, deadlock) and may simply be run
+   * again: the store retries the whole transaction a few times (TRANSACTION_ATTEMPTS).
+   */
+  isRetryable?(err: unknown): boolean;
+  /** Isolation of write transactions; unset: the database's default. */
+  readonly writeIsolation?: IsolationLevel;
+  /**
+   * Isolation of the evaluation model's multi-query reads, which must see one snapshot that
+   * matches the revision they read first; unset: the database's default (SQLite's is one).
+   */
+  readonly snapshotIsolation?: IsolationLevel;
   /** A driver-level way to read rows as arrays, where the driver has one. */
   arrayRows?(query: CompiledQuery): unknown[][];
 }

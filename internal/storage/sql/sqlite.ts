@@ -59,6 +59,8 @@ export function openSqlite(url: string): Connection {
     runScript: async (script) => {
       raw.transaction(() => raw.exec(script))();
     },
+    transactionalDdl: true,
+    hasTable: async (name) => raw.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined,
     withMigrationLock: async (fn) => fn(), // one process owns the file
     close: async () => {
       await db.destroy();

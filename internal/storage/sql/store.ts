@@ -10,7 +10,11 @@ import * as namespaces from './namespaces';
 import * as rollouts from './rollouts';
 import * as rules from './rules';
 import * as segments from './segments';
+import { sleep } from './pool';
 import type { Database, Db } from './tables';
+
+/** How many times a transaction runs before a retryable conflict is reported (as Unavailable). */
+export const TRANSACTION_ATTEMPTS = 8;
 
 /** Subscribers to committed changes, shared by a store and the transactions it opens. */
 class Notifier {
@@ -58,6 +62,8 @@ class Changes {
  */
 export class SqlStore implements Store {
   private readonly ctx: SqlContext;
+  /** Transactions run again after a retryable conflict, since this store was made (for tests and metrics). */
+  retries = 0;
 
   constructor(
     private readonly root: Kysely<Database>,
@@ -81,15 +87,30 @@ export class SqlStore implements Store {
     };
   }
 
-  private inTransaction<T>(fn: (tx: SqlStore) => Promise<T>): Promise<T> {
-    const changes = new Changes();
-    return this.root
-      .transaction()
-      .execute((trx) => fn(new SqlStore(this.root, this.clock, this.dialect, this.notifier, trx, changes)))
-      .then((result) => {
+  /**
+   * Runs `fn` in a new transaction, with the dialect's isolation for writes or for snapshot
+   * reads. A transaction that lost a conflict the database asks us to retry (CockroachDB's
+   * 40001, deadlocks) runs again whole, after a jittered pause; its changes are announced
+   * only once one attempt commits.
+   */
+  private async inTransaction<T>(fn: (tx: SqlStore) => Promise<T>, kind: 'write' | 'snapshot' = 'write'): Promise<T> {
+    const isolation = kind === 'write' ? this.dialect.writeIsolation : this.dialect.snapshotIsolation;
+    for (let attempt = 1; ; attempt++) {
+      const changes = new Changes();
+      const builder = this.root.transaction();
+      try {
+        const result = await (isolation ? builder.setIsolationLevel(isolation) : builder).execute((trx) =>
+          fn(new SqlStore(this.root, this.clock, this.dialect, this.notifier, trx, changes)),
+        );
         this.notifier.emit(changes.all());
         return result;
-      });
+      } catch (err) {
+        if (attempt >= TRANSACTION_ATTEMPTS || !this.dialect.isRetryable?.(err)) throw err;
+        this.retries++;
+        // Full jitter, growing: contenders spread out instead of colliding again in step.
+        await sleep(Math.random() * Math.min(1000, 10 * 2 ** attempt));
+      }
+    }
   }
 
   private async write<T>(scope: WriteScope, fn: (tx: SqlContext, exists: boolean) => Promise<T>): Promise<T> {
@@ -114,6 +135,8 @@ export class SqlStore implements Store {
   private translate(err: unknown): Error {
     if (isPennonError(err)) return err;
     if (this.dialect.isConnectionError(err)) return unavailable('the database is unavailable', err);
+    // Still conflicting after every attempt: the client may try again later.
+    if (this.dialect.isRetryable?.(err)) return unavailable('the database is busy; try again', err);
     if (this.dialect.isUniqueViolation(err)) return invalid('not unique');
     if (this.dialect.isForeignKeyViolation(err)) return notFound('associated resource not found');
     return internal('storage error', err);
@@ -133,12 +156,12 @@ export class SqlStore implements Store {
   }
 
   loadNamespace: Store['loadNamespace'] = (ns) =>
-    this.run(() => (this.changes ? evaluation.loadNamespace(this.ctx, ns) : this.inTransaction((tx) => evaluation.loadNamespace(tx.ctx, ns))));
+    this.run(() => (this.changes ? evaluation.loadNamespace(this.ctx, ns) : this.inTransaction((tx) => evaluation.loadNamespace(tx.ctx, ns), 'snapshot')));
   loadFlags: Store['loadFlags'] = (ns, flags, segments) =>
     this.run(() =>
       this.changes
         ? evaluation.loadFlags(this.ctx, ns, flags, segments)
-        : this.inTransaction((tx) => evaluation.loadFlags(tx.ctx, ns, flags, segments)),
+        : this.inTransaction((tx) => evaluation.loadFlags(tx.ctx, ns, flags, segments), 'snapshot'),
     );
   listRevisions: Store['listRevisions'] = () => this.run((c) => evaluation.listRevisions(c));
   getRevision = (ns: string) => this.run((c) => namespaces.getRevision(c, ns));

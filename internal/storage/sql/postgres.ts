@@ -1,0 +1,217 @@
+import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely';
+import type { Client, ClientConfig, Pool, PoolClient } from 'pg';
+import type { Connection } from './connection';
+import type { DialectAdapter } from './context';
+import { withLease } from './lease';
+import {
+  CONNECT_TIMEOUT_MS,
+  IDLE_TIMEOUT_MS,
+  NETWORK_CODES,
+  causes,
+  errorCode,
+  errorMessage,
+  isConnectFailure,
+  markConnectFailure,
+  poolSizes,
+  type PoolOptions,
+} from './pool';
+import { splitStatements } from './script';
+import type { Database } from './tables';
+
+/**
+ * PostgreSQL, and CockroachDB through the same driver (pg) and Kysely dialect. The driver is
+ * loaded on first use, so SQLite users never pay for it.
+ */
+
+export type PgFlavour = 'postgres' | 'cockroach';
+
+// SQLSTATE classes and codes: https://www.postgresql.org/docs/current/errcodes-appendix.html
+const CONNECTION_SQLSTATES = new Set([
+  '57P01', // admin_shutdown (pg_terminate_backend, server stopping)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, shutting down)
+  '53300', // too_many_connections
+]);
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|is not queryable|Connection ended|the database system is (starting up|shutting down)/i;
+
+function isPgConnectionError(err: unknown): boolean {
+  for (const e of causes(err)) {
+    if (isConnectFailure(e)) return true;
+    const code = errorCode(e);
+    if (code.startsWith('08') || CONNECTION_SQLSTATES.has(code) || NETWORK_CODES.has(code)) return true;
+    if (CONNECTION_MESSAGES.test(errorMessage(e))) return true;
+  }
+  return false;
+}
+
+const has = (code: string) => (err: unknown) => [...causes(err)].some((e) => errorCode(e) === code);
+
+export const postgresAdapter: DialectAdapter = {
+  name: 'postgres',
+  isUniqueViolation: has('23505'),
+  isForeignKeyViolation: has('23503'),
+  isConnectionError: isPgConnectionError,
+  isRetryable: has('40P01'), // deadlock_detected: the loser may run again
+  // Reads of the evaluation model see one snapshot; a read-only REPEATABLE READ never fails.
+  snapshotIsolation: 'repeatable read',
+};
+
+/**
+ * CockroachDB runs every transaction SERIALIZABLE and asks the client to retry one that lost a
+ * conflict (SQLSTATE 40001). Setting the isolation explicitly makes the same adapter behave
+ * the same way on PostgreSQL, which is where it is tested (docs/DECISIONS.md).
+ */
+export const cockroachAdapter: DialectAdapter = {
+  ...postgresAdapter,
+  name: 'cockroach',
+  isRetryable: (err) => has('40001')(err) || has('40P01')(err),
+  writeIsolation: 'serializable',
+  snapshotIsolation: 'serializable',
+};
+
+/** `cockroach://` and `cockroachdb://` are postgres:// for the driver, on Cockroach's port by default. */
+export function driverUrl(url: string, flavour: PgFlavour): string {
+  if (flavour === 'postgres') return url;
+  const parsed = new URL(url.replace(/^cockroach(db)?:/, 'postgres:'));
+  if (parsed.port === '') parsed.port = '26257';
+  return parsed.toString();
+}
+
+/** host:port/database, for logs: never the credentials. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+type Pg = typeof import('pg');
+
+async function loadPg(): Promise<Pg> {
+  const mod = (await import('pg')) as Pg & { default?: Pg };
+  return mod.default ?? mod;
+}
+
+/** Numbers as numbers: int8 (COUNT, BIGINT timestamps) and numeric come back as strings by default. */
+function typeParsers(pg: Pg): ClientConfig['types'] {
+  const INT8 = 20;
+  const NUMERIC = 1700;
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === INT8 || oid === NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as never,
+  };
+}
+
+export function openPostgres(url: string, flavour: PgFlavour, options: PoolOptions): Connection {
+  const connectionString = driverUrl(url, flavour);
+  const { max, idle } = poolSizes(options);
+  let loaded: Promise<{ pg: Pg; pool: Pool; config: ClientConfig }> | undefined;
+
+  const load = () =>
+    (loaded ??= loadPg().then((pg) => {
+      // The URL's own parameters (sslmode, application_name, options, …) win over these.
+      const config: ClientConfig = { connectionString, application_name: 'pennon', types: typeParsers(pg), connectionTimeoutMillis: CONNECT_TIMEOUT_MS };
+      const pool = new pg.Pool({
+        ...config,
+        max,
+        min: idle, // clients above this many are closed after IDLE_TIMEOUT_MS idle
+        idleTimeoutMillis: IDLE_TIMEOUT_MS,
+        maxLifetimeSeconds: options.maxLifetimeMs > 0 ? Math.max(1, Math.ceil(options.maxLifetimeMs / 1000)) : 0,
+      });
+      // An idle client whose server connection dies emits 'error' on the pool; unhandled, that
+      // would end the process. The pool has already dropped the client, and the next query opens
+      // a new one: nothing else to do. A checked-out client can also emit between two queries
+      // (inside a transaction): its next query fails, and the store reports Unavailable.
+      pool.on('error', () => undefined);
+      pool.on('connect', (client) => client.on('error', () => undefined));
+      return { pg, pool, config };
+    }));
+
+  // What Kysely sees: failures to obtain a connection are marked, whatever their cause.
+  const kyselyPool = async (): Promise<PostgresPool> => {
+    const { pool } = await load();
+    return {
+      connect: () => pool.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err))) as Promise<PoolClient & never>,
+      end: () => endPool(pool),
+    };
+  };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: kyselyPool }) });
+
+  const endPool = async (pool: Pool) => {
+    if (!pool.ended) await pool.end();
+  };
+
+  async function withClient<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const { pool } = await load();
+    const client = await pool.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err)));
+    let broken: unknown;
+    try {
+      return await fn(client);
+    } catch (err) {
+      broken = err;
+      throw err;
+    } finally {
+      client.release(broken instanceof Error && isPgConnectionError(broken) ? broken : undefined);
+    }
+  }
+
+  /** A session-level advisory lock on a client of its own (not from the pool, which may be tiny). */
+  async function withAdvisoryLock<T>(fn: () => Promise<T>): Promise<T> {
+    const { pg, config } = await load();
+    const client: Client = new pg.Client(config);
+    client.on('error', () => undefined); // a lost lock session surfaces as a failed unlock below
+    await client.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err)));
+    try {
+      // One key per database and schema, so that test schemas on one server do not block each other.
+      await client.query(
+        "SELECT pg_advisory_lock(('x' || left(md5('pennon_migrate/' || current_database() || '/' || current_schema()), 16))::bit(64)::bigint)",
+      );
+      try {
+        return await fn();
+      } finally {
+        await client
+          .query("SELECT pg_advisory_unlock(('x' || left(md5('pennon_migrate/' || current_database() || '/' || current_schema()), 16))::bit(64)::bigint)")
+          .catch(() => undefined); // the session ends below anyway, which releases the lock
+      }
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  return {
+    db,
+    adapter: flavour === 'cockroach' ? cockroachAdapter : postgresAdapter,
+    describe: `${flavour} ${describeUrl(connectionString)}`,
+    transactionalDdl: flavour === 'postgres',
+    runScript: (script) =>
+      withClient(async (client) => {
+        if (flavour === 'cockroach') {
+          // CockroachDB runs schema changes inside transactions only with restrictions: one by one.
+          for (const statement of splitStatements(script)) await client.query(statement);
+          return;
+        }
+        await client.query('BEGIN');
+        try {
+          await client.query(script); // simple protocol: several statements in one round trip
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }),
+    hasTable: async (name) => {
+      const rows = await sql<{ one: number }>`SELECT 1 AS one FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ${name}`.execute(db);
+      return rows.rows.length > 0;
+    },
+    // CockroachDB has no advisory locks (its pg_advisory_lock is a no-op): a lease row instead.
+    withMigrationLock: (fn) => (flavour === 'cockroach' ? withLease(db, fn) : withAdvisoryLock(fn)),
+    close: async () => {
+      await db.destroy();
+      // Kysely ends the pool only if it ever used it; migrations may have used it alone.
+      if (loaded) await endPool((await loaded).pool);
+    },
+  };
+}

@@ -1,0 +1,13 @@
+-- API client tokens and other authentications. Only a hash of each client token is stored
+-- (base64url(sha256(token))); the token itself is shown once, when it is created.
+CREATE TABLE authentications (
+  id                  VARCHAR(64)  NOT NULL PRIMARY KEY,
+  method              SMALLINT     NOT NULL,
+  hashed_client_token VARCHAR(255) NOT NULL UNIQUE,
+  metadata            TEXT         NOT NULL DEFAULT '{}',
+  expires_at          BIGINT       NULL,
+  created_at          BIGINT       NOT NULL,
+  updated_at          BIGINT       NOT NULL
+);
+CREATE INDEX authentications_method_created ON authentications (method, created_at);
+CREATE INDEX authentications_expires ON authentications (expires_at);
