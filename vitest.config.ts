@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { defineConfig, type Plugin } from 'vitest/config';
+import { defineConfig, type Plugin, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /** SQL migrations are imported as text, as esbuild's `text` loader does for the bundle. */
 function sqlAsText(): Plugin {
@@ -12,14 +12,54 @@ function sqlAsText(): Plugin {
   };
 }
 
+/**
+ * Projects. `sqlite` is the whole suite (the storage suites inside it run every configured back
+ * end themselves: test/support/backends.ts). The suites that drive a real server — API, auth,
+ * evaluation — run once more per external back end, through startTestServer, which reads
+ * PENNON_TEST_BACKEND / PENNON_TEST_CACHE. A back end whose variable is unset is left out with
+ * a notice, never silently. One project: `npx vitest run --project postgres`.
+ */
+const SERVER_SUITES = ['test/integration/api/**/*.test.ts', 'test/integration/auth/**/*.test.ts', 'test/integration/evaluation/**/*.test.ts'];
+
+const has = (name: string) => (process.env[name] ?? '') !== '';
+const external: { name: string; env: Record<string, string> }[] = [];
+const notices: string[] = [];
+if (has('PENNON_TEST_POSTGRES_URL')) external.push({ name: 'postgres', env: { PENNON_TEST_BACKEND: 'postgres' } });
+else notices.push('PENNON_TEST_POSTGRES_URL not set: PostgreSQL (and CockroachDB-dialect) suites and projects skipped');
+if (has('PENNON_TEST_MYSQL_URL')) external.push({ name: 'mysql', env: { PENNON_TEST_BACKEND: 'mysql' } });
+else notices.push('PENNON_TEST_MYSQL_URL not set: MySQL suites and project skipped');
+if (has('PENNON_TEST_POSTGRES_URL') && has('PENNON_TEST_REDIS_URL')) {
+  external.push({ name: 'postgres+redis', env: { PENNON_TEST_BACKEND: 'postgres', PENNON_TEST_CACHE: 'redis' } });
+} else if (!has('PENNON_TEST_REDIS_URL')) notices.push('PENNON_TEST_REDIS_URL not set: Redis cache project skipped');
+for (const notice of notices) console.warn(`\u26a0 ${notice}`);
+// Said once here; test/support/backends.ts need not repeat it in every worker.
+process.env.PENNON_TEST_NOTICES_SHOWN = '1';
+
+const projects: TestProjectInlineConfiguration[] = [
+  {
+    extends: true,
+    test: {
+      name: 'sqlite',
+      include: ['test/**/*.test.ts'],
+      // Builds the executable once for the end-to-end tests (only this project has them).
+      globalSetup: ['test/support/global-setup.ts'],
+    },
+  },
+  ...external.map(
+    ({ name, env }): TestProjectInlineConfiguration => ({
+      extends: true,
+      test: { name, include: SERVER_SUITES, env },
+    }),
+  ),
+];
+
 export default defineConfig({
   plugins: [sqlAsText()],
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default'],
+    projects,
   },
 });

@@ -3,13 +3,14 @@
 -- booleans 0/1 (SMALLINT); percentages DOUBLE (not FLOAT, which would round 33.33). Keys are
 -- VARCHAR(255), ids VARCHAR(64), all utf8mb4_bin: case-sensitive and byte-ordered, as on SQLite
 -- and PostgreSQL (a composite key stays under InnoDB's 3072-byte index limit). `key` and `rank`
--- are quoted: reserved words. TEXT columns have no DEFAULT (MySQL refuses one; we always write
--- them). MySQL commits each DDL statement by itself: see migrate.ts on interrupted migrations.
+-- are quoted: reserved words. Free text is MEDIUMTEXT (TEXT holds 64 KB, a request body up to
+-- 1 MiB), without DEFAULT (MySQL refuses one on text; we always write them). MySQL commits
+-- each DDL statement by itself: see migrate.ts on interrupted migrations.
 
 CREATE TABLE namespaces (
   `key`       VARCHAR(255) NOT NULL PRIMARY KEY,
-  name        TEXT         NOT NULL,
-  description TEXT         NOT NULL,
+  name        MEDIUMTEXT NOT NULL,
+  description MEDIUMTEXT NOT NULL,
   protected   SMALLINT     NOT NULL DEFAULT 0,
   revision    BIGINT       NOT NULL DEFAULT 1,
   created_at  BIGINT       NOT NULL,
@@ -24,12 +25,12 @@ VALUES ('default', 'Default', 'Default namespace', 1, 1,
 CREATE TABLE flags (
   namespace_key      VARCHAR(255) NOT NULL,
   `key`              VARCHAR(255) NOT NULL,
-  name               TEXT         NOT NULL,
-  description        TEXT         NOT NULL,
+  name               MEDIUMTEXT NOT NULL,
+  description        MEDIUMTEXT NOT NULL,
   enabled            SMALLINT     NOT NULL DEFAULT 0,
   type               SMALLINT     NOT NULL DEFAULT 0,
   default_variant_id VARCHAR(64)  NULL,
-  metadata           TEXT         NULL,
+  metadata           MEDIUMTEXT NULL,
   created_at         BIGINT       NOT NULL,
   updated_at         BIGINT       NOT NULL,
   PRIMARY KEY (namespace_key, `key`),
@@ -42,9 +43,9 @@ CREATE TABLE variants (
   namespace_key VARCHAR(255) NOT NULL,
   flag_key      VARCHAR(255) NOT NULL,
   `key`         VARCHAR(255) NOT NULL,
-  name          TEXT         NOT NULL,
-  description   TEXT         NOT NULL,
-  attachment    MEDIUMTEXT   NOT NULL,
+  name          MEDIUMTEXT NOT NULL,
+  description   MEDIUMTEXT NOT NULL,
+  attachment    MEDIUMTEXT NOT NULL,
   created_at    BIGINT       NOT NULL,
   updated_at    BIGINT       NOT NULL,
   UNIQUE (namespace_key, flag_key, `key`),
@@ -54,8 +55,8 @@ CREATE TABLE variants (
 CREATE TABLE segments (
   namespace_key VARCHAR(255) NOT NULL,
   `key`         VARCHAR(255) NOT NULL,
-  name          TEXT         NOT NULL,
-  description   TEXT         NOT NULL,
+  name          MEDIUMTEXT NOT NULL,
+  description   MEDIUMTEXT NOT NULL,
   match_type    SMALLINT     NOT NULL DEFAULT 0,
   created_at    BIGINT       NOT NULL,
   updated_at    BIGINT       NOT NULL,
@@ -71,8 +72,8 @@ CREATE TABLE constraints (
   type          SMALLINT     NOT NULL,
   property      VARCHAR(255) NOT NULL,
   operator      VARCHAR(255) NOT NULL,
-  value         TEXT         NOT NULL,
-  description   TEXT         NOT NULL,
+  value         MEDIUMTEXT NOT NULL,
+  description   MEDIUMTEXT NOT NULL,
   created_at    BIGINT       NOT NULL,
   updated_at    BIGINT       NOT NULL,
   INDEX constraints_segment (namespace_key, segment_key),
@@ -122,7 +123,7 @@ CREATE TABLE rollouts (
   flag_key             VARCHAR(255) NOT NULL,
   type                 SMALLINT     NOT NULL,
   `rank`               INTEGER      NOT NULL,
-  description          TEXT         NOT NULL,
+  description          MEDIUMTEXT NOT NULL,
   threshold_percentage DOUBLE       NOT NULL DEFAULT 0,
   threshold_value      SMALLINT     NOT NULL DEFAULT 0,
   segment_operator     SMALLINT     NOT NULL DEFAULT 0,

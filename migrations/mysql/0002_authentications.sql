@@ -4,7 +4,7 @@ CREATE TABLE authentications (
   id                  VARCHAR(64)  NOT NULL PRIMARY KEY,
   method              SMALLINT     NOT NULL,
   hashed_client_token VARCHAR(255) NOT NULL UNIQUE,
-  metadata            TEXT         NOT NULL,
+  metadata            MEDIUMTEXT NOT NULL,
   expires_at          BIGINT       NULL,
   created_at          BIGINT       NOT NULL,
   updated_at          BIGINT       NOT NULL,

@@ -1,44 +1,96 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../internal/config';
 import { startService, type RunningService } from '../../internal/service';
 import { silentLogger } from '../../internal/telemetry';
+import { REDIS_URL, backend, type BackendName } from './backends';
 
-/** A real Pennon server on 127.0.0.1 (random port) over a temporary SQLite file. */
+/**
+ * A real Pennon server on 127.0.0.1 (random port) over a fresh database of the back end that
+ * PENNON_TEST_BACKEND names (sqlite by default; postgres or mysql through backends.ts, dropped
+ * on stop). PENNON_TEST_CACHE=redis turns on the Redis cache (PENNON_TEST_REDIS_URL) under a
+ * prefix of its own. A caller's PENNON_DB_URL wins: a second server on the first one's database.
+ */
 export interface TestServer {
   url: string;
   config: Config;
   service: RunningService;
-  /** The temporary directory holding the database. */
+  /** A temporary directory of the server's own (holding the database on SQLite). */
   dir: string;
+  /** The database the server uses. */
+  dbUrl: string;
+  /** The back end that database is on. */
+  backend: BackendName;
   api: ApiClient;
   stop(): Promise<void>;
 }
 
+/** The back end the API suites run on: PENNON_TEST_BACKEND (a vitest project sets it). */
+export function testBackend(): BackendName {
+  const name = process.env.PENNON_TEST_BACKEND ?? 'sqlite';
+  if (!['sqlite', 'postgres', 'mysql', 'cockroach-on-postgres'].includes(name)) throw new Error(`PENNON_TEST_BACKEND="${name}" names no back end`);
+  return name as BackendName;
+}
+
+/** The cache settings PENNON_TEST_CACHE asks for, as configuration variables. */
+function cacheEnv(): Record<string, string> {
+  const cache = process.env.PENNON_TEST_CACHE ?? '';
+  if (cache === '') return {};
+  if (cache !== 'redis') throw new Error(`PENNON_TEST_CACHE="${cache}" names no cache (redis)`);
+  if (REDIS_URL === '') throw new Error('PENNON_TEST_CACHE=redis needs PENNON_TEST_REDIS_URL');
+  return {
+    PENNON_CACHE_ENABLED: 'true',
+    PENNON_CACHE_BACKEND: 'redis',
+    PENNON_CACHE_REDIS_URL: REDIS_URL,
+    // Servers sharing one Redis must not see each other's keys or messages.
+    PENNON_CACHE_REDIS_PREFIX: `pennon-test-${randomBytes(6).toString('hex')}`,
+  };
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-test-'));
-  const { config } = loadConfig({
-    env: {
-      PENNON_DB_URL: `file:${join(dir, 'pennon.db')}`,
-      PENNON_SERVER_HOST: '127.0.0.1',
-      PENNON_SERVER_HTTP_PORT: '0',
-      PENNON_LOG_LEVEL: 'silent',
-      ...env,
-    },
-  });
-  const service = await startService(config, silentLogger());
-  return {
-    url: service.url,
-    config,
-    service,
-    dir,
-    api: new ApiClient(service.url),
-    async stop() {
-      await service.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+  const name = testBackend();
+  let dbUrl = env.PENNON_DB_URL;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  if (dbUrl === undefined) {
+    if (name === 'sqlite') dbUrl = `file:${join(dir, 'pennon.db')}`;
+    else ({ url: dbUrl, cleanup: dropDatabase } = await backend(name).create());
+  }
+  const cleanup = async () => {
+    await dropDatabase?.();
+    rmSync(dir, { recursive: true, force: true });
   };
+  try {
+    const { config } = loadConfig({
+      env: {
+        PENNON_SERVER_HOST: '127.0.0.1',
+        PENNON_SERVER_HTTP_PORT: '0',
+        PENNON_LOG_LEVEL: 'silent',
+        ...cacheEnv(),
+        ...env,
+        PENNON_DB_URL: dbUrl,
+      },
+    });
+    const service = await startService(config, silentLogger());
+    return {
+      url: service.url,
+      config,
+      service,
+      dir,
+      dbUrl,
+      backend: name,
+      api: new ApiClient(service.url),
+      async stop() {
+        await service.stop();
+        await cleanup();
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
 }
 
 export interface ApiResponse<T = any> {

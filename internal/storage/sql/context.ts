@@ -11,6 +11,11 @@ export interface DialectAdapter {
   /** The database cannot be reached or the connection broke. */
   isConnectionError(err: unknown): boolean;
   /**
+   * A value the database cannot hold at all (PostgreSQL refuses NUL characters in text; MySQL
+   * in strict mode refuses an over-long value): the request is invalid, not the server broken.
+   */
+  isInvalidValue?(err: unknown): boolean;
+  /**
    * The transaction lost a conflict (serialization failure, deadlock) and may simply be run
    * again: the store retries the whole transaction a few times (TRANSACTION_ATTEMPTS).
    */

@@ -55,6 +55,8 @@ export const mysqlAdapter: DialectAdapter = {
   // ER_NO_REFERENCED_ROW(_2): a missing parent; ER_ROW_IS_REFERENCED(_2): a restricted delete (as SQLite's one code).
   isForeignKeyViolation: anyErrno(1216, 1452, 1217, 1451),
   isConnectionError: isMysqlConnectionError,
+  // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD (bad string), ER_DATA_TOO_LONG: strict mode refuses instead of mangling.
+  isInvalidValue: anyErrno(1366, 1406),
   isRetryable: anyErrno(1213, 1205), // deadlock, lock wait timeout: InnoDB rolled back the statement or transaction
   // Each statement of a write sees the latest commits once the namespace row lock is held.
   writeIsolation: 'read committed',

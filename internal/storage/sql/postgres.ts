@@ -53,6 +53,8 @@ export const postgresAdapter: DialectAdapter = {
   isForeignKeyViolation: has('23503'),
   isConnectionError: isPgConnectionError,
   isRetryable: has('40P01'), // deadlock_detected: the loser may run again
+  // character_not_in_repertoire (NUL in text), untranslatable_character, string_data_right_truncation
+  isInvalidValue: (err) => has('22021')(err) || has('22P05')(err) || has('22001')(err),
   // Reads of the evaluation model see one snapshot; a read-only REPEATABLE READ never fails.
   snapshotIsolation: 'repeatable read',
 };

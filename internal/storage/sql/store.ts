@@ -139,6 +139,7 @@ export class SqlStore implements Store {
     if (this.dialect.isRetryable?.(err)) return unavailable('the database is busy; try again', err);
     if (this.dialect.isUniqueViolation(err)) return invalid('not unique');
     if (this.dialect.isForeignKeyViolation(err)) return notFound('associated resource not found');
+    if (this.dialect.isInvalidValue?.(err)) return invalid('the request contains a value the database cannot hold (for example a NUL character)');
     return internal('storage error', err);
   }
 

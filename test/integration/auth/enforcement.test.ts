@@ -336,7 +336,7 @@ describe('bootstrap (§6.4) and a second instance on the same database', () => {
     second = await startTestServer({
       ...env,
       PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'second-bootstrap',
-      PENNON_DB_URL: `file:${first.dir}/pennon.db`,
+      PENNON_DB_URL: first.dbUrl, // the same database, whichever back end
     });
   });
   afterAll(async () => {
