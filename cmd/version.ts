@@ -1,10 +1,6 @@
-/** Replaced at build time by esbuild (`define`); "dev" when run from source. */
-declare const __PENNON_VERSION__: string | undefined;
-declare const __PENNON_COMMIT__: string | undefined;
-declare const __PENNON_BUILD_DATE__: string | undefined;
-export const VERSION: string = typeof __PENNON_VERSION__ === 'string' ? __PENNON_VERSION__ : 'dev';
-export const COMMIT: string = typeof __PENNON_COMMIT__ === 'string' ? __PENNON_COMMIT__ : '';
-export const BUILD_DATE: string = typeof __PENNON_BUILD_DATE__ === 'string' ? __PENNON_BUILD_DATE__ : '';
+import { BUILD_DATE, COMMIT, VERSION } from '../internal/core/build-info';
+
+export { VERSION, COMMIT, BUILD_DATE };
 
 /** `pennon version`: the build, for bug reports and scripts. */
 export function versionCommand(program: import('commander').Command): void {

@@ -1,13 +1,17 @@
-import { unauthenticated, type Authentication, type Clock } from '../core';
+import { isPennonError, unauthenticated, type Authentication, type Clock } from '../core';
+import type { Cache } from '../cache/types';
 import type { AuthStore } from '../storage';
 import { hashToken, sameHash } from './tokens';
 
 /**
  * Verifies `Authorization: Bearer <token>`: the token is hashed, looked up by its hash and
- * compared in constant time. Lookups are cached for `ttlMs` (default 1 s) so that the
+ * compared in constant time. Lookups are kept locally for `ttlMs` (default 1 s) so that the
  * evaluation path does not query the database per request; expiry is checked on every
- * request, and a token deleted or expired through this instance is dropped from the cache at
- * once. A token deleted through another instance is refused here within `ttlMs`.
+ * request, and a token deleted or expired through this instance is dropped at once. A token
+ * deleted through another instance is refused here within `ttlMs` — or, with a shared cache
+ * (`cache.enabled`), within the cache's TTL unless the instances share invalidations (Redis).
+ * When the database is unavailable, the last lookup of a token keeps answering, so that
+ * evaluations go on during an outage.
  */
 interface CacheEntry {
   auth: Authentication | null;
@@ -16,13 +20,20 @@ interface CacheEntry {
 
 const MAX_ENTRIES = 10_000;
 
+export interface SharedAuthCache {
+  cache: Cache;
+  ttlMs: number;
+}
+
 export class Authenticator {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly local = new Map<string, CacheEntry>();
+  private readonly revokeListeners: ((id: string) => void)[] = [];
 
   constructor(
     private readonly store: AuthStore,
     private readonly clock: Clock,
     private readonly ttlMs = 1000,
+    private readonly shared: SharedAuthCache | null = null,
   ) {}
 
   /** The authentication a request's Authorization header carries, or an Unauthenticated error. */
@@ -32,21 +43,58 @@ export class Authenticator {
     if (token === '') throw unauthenticated();
     const hash = hashToken(token);
     const now = Date.now();
-    let entry = this.cache.get(hash);
-    if (!entry || entry.until <= now) {
-      const auth = await this.store.getAuthenticationByHash(hash);
-      entry = { auth, until: now + this.ttlMs };
-      if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-      this.cache.set(hash, entry);
-    }
+    let entry = this.local.get(hash);
+    if (!entry || entry.until <= now) entry = await this.lookup(hash, entry, now);
     const auth = entry.auth;
     if (!auth || !sameHash(auth.hashedToken, hash)) throw unauthenticated();
     if (auth.expiresAt !== null && auth.expiresAt <= this.clock.nowMicros()) throw unauthenticated();
     return auth;
   }
 
-  /** Forgets a revoked authentication at once. */
-  revoke(id: string): void {
-    for (const [hash, entry] of this.cache) if (entry.auth?.id === id) this.cache.delete(hash);
+  private async lookup(hash: string, stale: CacheEntry | undefined, now: number): Promise<CacheEntry> {
+    let auth: Authentication | null | undefined = await this.fromShared(hash);
+    if (auth === undefined) {
+      try {
+        auth = await this.store.getAuthenticationByHash(hash);
+      } catch (err) {
+        // The database is down: a token seen before keeps working; an unknown one cannot be checked.
+        if (stale && isPennonError(err) && err.kind === 'unavailable') return stale;
+        throw err;
+      }
+      // Only known tokens are shared: a token created a moment ago elsewhere must not be refused.
+      if (auth && this.shared) void this.shared.cache.set(`auth:${hash}`, JSON.stringify(auth), this.shared.ttlMs);
+    }
+    const entry = { auth, until: now + this.ttlMs };
+    if (this.local.size >= MAX_ENTRIES) this.local.clear();
+    this.local.set(hash, entry);
+    return entry;
+  }
+
+  private async fromShared(hash: string): Promise<Authentication | undefined> {
+    if (!this.shared) return undefined;
+    const value = await this.shared.cache.get(`auth:${hash}`);
+    if (value === undefined) return undefined;
+    try {
+      return JSON.parse(value) as Authentication;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Forgets a revoked authentication at once, here and (given its hash) in the shared cache. */
+  revoke(id: string, hashedToken: string | null = null): void {
+    for (const [hash, entry] of this.local) if (entry.auth?.id === id) this.local.delete(hash);
+    if (hashedToken !== null && this.shared) void this.shared.cache.delete(`auth:${hashedToken}`);
+    for (const listener of this.revokeListeners) listener(id);
+  }
+
+  /** A revocation made here, for other instances to hear of it (see cache/instances.ts). */
+  onRevoke(listener: (id: string) => void): void {
+    this.revokeListeners.push(listener);
+  }
+
+  /** A revocation heard from another instance: drop local entries only. */
+  forget(id: string): void {
+    for (const [hash, entry] of this.local) if (entry.auth?.id === id) this.local.delete(hash);
   }
 }

@@ -30,8 +30,8 @@ export class AuthService {
   constructor(
     private readonly store: AuthStore,
     private readonly clock: Clock,
-    /** Told when a token stops being valid on this instance (the authenticator drops it). */
-    private readonly onRevoked: (id: string) => void = () => undefined,
+    /** Told when a token stops being valid (the authenticator drops it from its caches). */
+    private readonly onRevoked: (id: string, hashedToken: string | null) => void = () => undefined,
   ) {}
 
   async createToken(req: CreateTokenRequest): Promise<CreatedToken> {
@@ -70,14 +70,17 @@ export class AuthService {
   }
 
   async delete(id: string): Promise<void> {
+    // Read first: a shared cache holds tokens by hash, so its entry can only be dropped by hash.
+    const existing = await this.store.getAuthentication(id);
     await this.store.deleteAuthentication(id);
-    this.onRevoked(id);
+    this.onRevoked(id, existing?.hashedToken ?? null);
   }
 
   /** Sets an authentication's expiry (default: now), as `PUT /auth/v1/self/expire` does. */
   async expire(id: string, at: number | null): Promise<void> {
+    const existing = await this.store.getAuthentication(id);
     await this.store.expireAuthentication(id, at ?? this.clock.nowMicros());
-    this.onRevoked(id);
+    this.onRevoked(id, existing?.hashedToken ?? null);
   }
 
   /**

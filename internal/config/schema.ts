@@ -101,6 +101,42 @@ const evaluation = z.strictObject({
   refresh_interval: duration('1s'),
 });
 
+const storage = z.strictObject({
+  type: z.enum(['database']).default('database'),
+  /** The evaluation tier of a read/write split: reads and evaluations only; writes get Flipt's read-only error. */
+  read_only: z.boolean().default(false),
+});
+
+const redis = z.strictObject({
+  /** `redis://[user:password@]host:port/db` or `rediss://…`; when set it wins over host/port/…. */
+  url: secret(z.string().default('')),
+  host: z.string().default('localhost'),
+  port: port(6379),
+  username: secret(z.string().default('')),
+  password: secret(z.string().default('')),
+  db: z.number().int().min(0).default(0),
+  prefix: z.string().default('pennon'),
+  mode: z.enum(['single']).default('single'),
+  require_tls: z.boolean().default(false),
+  ca_cert_path: z.string().default(''),
+  ca_cert_bytes: z.string().default(''),
+  insecure_skip_tls: z.boolean().default(false),
+  /** Connections; ioredis multiplexes one connection, so only 0 or 1 have a meaning here. */
+  pool_size: z.number().int().min(0).default(0),
+  min_idle_conn: z.number().int().min(0).default(0),
+  conn_max_idle_time: duration('0'),
+  /** Timeout of one command and of connecting; 0 = the built-in 500ms (a request never waits longer for Redis). */
+  net_timeout: duration('0'),
+});
+
+const cache = z.strictObject({
+  enabled: z.boolean().default(false),
+  backend: z.enum(['memory', 'redis']).default('memory'),
+  ttl: duration('60s'),
+  memory: z.strictObject({ eviction_interval: duration('5m') }).prefault({}),
+  redis: redis.prefault({}),
+});
+
 export const configSchema = z.strictObject({
   version: z.string().optional(),
   log: log.prefault({}),
@@ -108,6 +144,8 @@ export const configSchema = z.strictObject({
   db: db.prefault({}),
   evaluation: evaluation.prefault({}),
   authentication: authentication.prefault({}),
+  storage: storage.prefault({}),
+  cache: cache.prefault({}),
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -115,3 +153,5 @@ export type LogConfig = Config['log'];
 export type ServerConfig = Config['server'];
 export type DbConfig = Config['db'];
 export type AuthenticationConfig = Config['authentication'];
+export type StorageConfig = Config['storage'];
+export type CacheConfig = Config['cache'];

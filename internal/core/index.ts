@@ -2,3 +2,4 @@ export * from './errors';
 export * from './types';
 export * from './clock';
 export * from './goparse';
+export * from './build-info';

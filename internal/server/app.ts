@@ -8,9 +8,10 @@ import type { Clock } from '../core';
 import { createManagement } from '../management';
 import { AuthService, Authenticator } from '../auth';
 import type { SnapshotCache } from '../snapshots';
-import type { Store } from '../storage';
+import { readOnlyWrites, type Store } from '../storage';
 import { AuthGate, installAuthGate } from './auth-gate';
 import { installJsonBody } from './body';
+import { HealthState } from './health';
 import { installPretty } from './pretty';
 import { errorHandler, handleFrameworkError, installNotFound } from './errors';
 import { fastLane } from './fast-lane';
@@ -18,6 +19,7 @@ import { authRoutes } from './routes/auth';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { evaluationRoutes } from './routes/evaluate';
 import { healthRoutes } from './routes/health';
+import { metaRoutes } from './routes/meta';
 import { legacyEvaluationRoutes } from './routes/legacy-evaluate';
 import { ofrepRoutes } from './routes/ofrep';
 import { flagRoutes } from './routes/flags';
@@ -44,6 +46,8 @@ export interface AppDeps {
   /** Tokens; built from the store when not given. */
   auth?: AuthService;
   authenticator?: Authenticator;
+  /** Dependency problems for /health; none reported when not given. */
+  health?: HealthState;
 }
 
 /**
@@ -56,7 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const accessLog = deps.config.log.access || deps.config.log.level === 'debug';
   const requestIds = requestIdSource();
   const authenticator = deps.authenticator ?? new Authenticator(deps.store, deps.clock);
-  const auth = deps.auth ?? new AuthService(deps.store, deps.clock, (id) => authenticator.revoke(id));
+  const auth = deps.auth ?? new AuthService(deps.store, deps.clock, (id, hash) => authenticator.revoke(id, hash));
   const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, authenticator) : null;
 
   let closing = false;
@@ -86,8 +90,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installNotFound(app);
   installJsonBody(app);
 
-  const management = createManagement(deps.store, deps.store);
-  healthRoutes(app);
+  const management = createManagement(deps.store, deps.config.storage.read_only ? readOnlyWrites() : deps.store);
+  healthRoutes(app, deps.health ?? new HealthState());
+  metaRoutes(app, deps.config);
   authRoutes(app, auth, { tokenMethod: deps.config.authentication.methods.token.enabled });
   await app.register(async (api) => {
     // gzip for large management responses (lists); evaluation answers are small and skip it.
@@ -102,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // The evaluation hot path: its own scope, without the management hooks.
   await app.register(async (scope) => evaluationRoutes(scope, deps.snapshots));
-  await app.register(async (scope) => ofrepRoutes(scope, deps.snapshots, { cacheEnabled: false, cacheTtlMs: 0 }, deps.logger));
+  await app.register(async (scope) => ofrepRoutes(scope, deps.snapshots, { cacheEnabled: deps.config.cache.enabled, cacheTtlMs: deps.config.cache.ttl }, deps.logger));
   await app.register(async (scope) => {
     await scope.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });
     clientSnapshotRoutes(scope, deps.snapshots);

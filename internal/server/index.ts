@@ -1,1 +1,2 @@
 export { buildApp, type AppDeps } from './app';
+export { HealthState } from './health';

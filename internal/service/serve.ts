@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { systemClock, type Clock } from '../core';
-import { buildApp } from '../server';
+import { buildApp, HealthState } from '../server';
 import { AuthService, Authenticator, startCleanup } from '../auth';
+import { linkInstances, MemoryCache, RedisCache, SharedSnapshotSource, type Cache } from '../cache';
 import { SnapshotCache } from '../snapshots';
 import { prepareSchema, type Store } from '../storage';
 import { openStore } from './database';
@@ -31,27 +32,45 @@ async function bootstrapToken(auth: AuthService, tokens: Config['authentication'
   }
 }
 
+/** The configured cache, if any; Redis being down at start is not an error (it is retried). */
+function openCache(config: Config, logger: Logger): { cache: Cache | null; redis: RedisCache | null } {
+  if (!config.cache.enabled) return { cache: null, redis: null };
+  if (config.cache.backend === 'memory') return { cache: new MemoryCache(config.cache.memory.eviction_interval), redis: null };
+  const redis = new RedisCache(config.cache.redis, logger);
+  logger.info({ redis: redis.target }, 'using the redis cache');
+  return { cache: redis, redis };
+}
+
 /**
  * Starts the service: opens and migrates (a fresh) database, builds the app, listens.
  * `serve` and the end-to-end tests use this; nothing here knows about signals or exit codes.
  */
 export async function startService(config: Config, logger: Logger, clock: Clock = systemClock()): Promise<RunningService> {
   const { connection, store } = openStore(config.db, clock);
+  let openedCache: Cache | null = null;
   try {
     const { applied } = await prepareSchema(connection);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database schema created');
-    const snapshots = new SnapshotCache(store, { pollInterval: config.evaluation.refresh_interval, logger });
+    const { cache, redis } = openCache(config, logger);
+    openedCache = cache;
+    const health = new HealthState(redis);
+    const snapshots = new SnapshotCache(redis ? new SharedSnapshotSource(store, redis, config.cache.ttl) : store, {
+      pollInterval: config.evaluation.refresh_interval,
+      logger,
+      onPoll: (err) => health.databaseChecked(err),
+    });
     store.onChange((change) => snapshots.apply(change));
     snapshots.start();
-    const authenticator = new Authenticator(store, clock);
-    const auth = new AuthService(store, clock, (id) => authenticator.revoke(id));
+    const authenticator = new Authenticator(store, clock, 1000, cache && { cache, ttlMs: config.cache.ttl });
+    const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash));
+    if (redis) linkInstances({ bus: redis, store, snapshots, authenticator, logger });
     const tokens = config.authentication.methods.token;
     let stopCleanup = () => undefined as void;
     if (tokens.enabled) {
       await connection.withMigrationLock(() => bootstrapToken(auth, tokens, logger));
       stopCleanup = startCleanup(auth, tokens.cleanup, logger);
     }
-    const app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator });
+    const app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health });
     await app.listen({ host: config.server.host, port: config.server.http_port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.server.http_port;
@@ -76,11 +95,13 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
           clearInterval(reaper);
           snapshots.stop();
           stopCleanup();
+          await cache?.close();
           await connection.close();
         }
       })());
     return { app, store, url, stop };
   } catch (err) {
+    await openedCache?.close();
     await connection.close();
     throw err;
   }

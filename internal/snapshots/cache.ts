@@ -31,7 +31,12 @@ interface Entry {
   /** Bumped by every change; a load started before the bump cannot make the entry fresh. */
   generation: number;
   loading: { generation: number; promise: Promise<CompiledNamespace> } | null;
+  /** After a failed refresh, the held snapshot answers without retrying until then (ms). */
+  retryAt: number;
 }
+
+/** How long evaluations use a held snapshot without retrying after the database failed. */
+const RETRY_AFTER_FAILURE_MS = 1000;
 
 const EMPTY_REVISION = '';
 
@@ -52,6 +57,8 @@ export interface SnapshotCacheOptions {
   logger: Logger;
   /** Bound on namespaces remembered as missing, so random keys cannot grow memory. */
   maxMissing?: number;
+  /** Told the outcome of every poll (null: the database answered), e.g. for /health. */
+  onPoll?: (error: unknown) => void;
 }
 
 export class SnapshotCache {
@@ -59,6 +66,8 @@ export class SnapshotCache {
   private missing = 0;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
+  /** Set while polls fail, so that an outage is logged once, not every interval. */
+  private pollFailingSince: number | null = null;
   /** How snapshots were brought up to date, for tests and metrics. */
   readonly stats = { rebuilds: 0, patches: 0 };
 
@@ -70,7 +79,7 @@ export class SnapshotCache {
   /** The current snapshot; synchronous when it is fresh (the common case). */
   get(ns: string): CompiledNamespace | Promise<CompiledNamespace> {
     const entry = this.entries.get(ns);
-    if (entry && entry.pending === null && entry.snapshot) return entry.snapshot;
+    if (entry && entry.snapshot && (entry.pending === null || entry.retryAt > Date.now())) return entry.snapshot;
     return this.load(ns, entry);
   }
 
@@ -90,6 +99,7 @@ export class SnapshotCache {
     const entry = this.entries.get(change.ns);
     if (!entry) return;
     entry.generation++;
+    entry.retryAt = 0; // a write just committed: the database answers, and the writer must see it
     const pending = entry.pending;
     // A patch is right only if nothing else moved the revision in between.
     const contiguous = pending ? pending.to !== null && pending.to === change.before : entry.snapshot?.revision === change.before;
@@ -99,6 +109,15 @@ export class SnapshotCache {
     for (const f of change.flags) next.flags.add(f);
     for (const s of change.segments) next.segments.add(s);
     entry.pending = next;
+  }
+
+  /**
+   * Starts bringing a stale namespace up to date now rather than at its next evaluation (a
+   * change heard from another instance or found by the poll), so that evaluations rarely wait.
+   */
+  refreshSoon(ns: string): void {
+    const entry = this.entries.get(ns);
+    if (entry?.pending) this.load(ns, entry).catch(() => undefined);
   }
 
   /** Marks a namespace stale as a whole (a change whose extent is unknown). */
@@ -126,12 +145,24 @@ export class SnapshotCache {
     this.polling = true;
     try {
       const revisions = await this.source.listRevisions();
+      if (this.pollFailingSince !== null) {
+        this.options.logger.info({ downForMs: Date.now() - this.pollFailingSince }, 'the database answers again');
+        this.pollFailingSince = null;
+      }
+      this.options.onPoll?.(null);
       for (const [ns, entry] of this.entries) {
         const current = revisions.get(ns) ?? EMPTY_REVISION;
-        if (entry.pending === null && entry.snapshot && entry.snapshot.revision !== current) this.invalidate(ns);
+        if (entry.pending === null && entry.snapshot && entry.snapshot.revision !== current) {
+          this.invalidate(ns);
+          this.refreshSoon(ns);
+        }
       }
     } catch (err) {
-      this.options.logger.warn({ err }, 'could not check namespace revisions; serving the snapshots held');
+      if (this.pollFailingSince === null) {
+        this.pollFailingSince = Date.now();
+        this.options.logger.warn({ err }, 'cannot check namespace revisions: serving the snapshots held until the database answers');
+      }
+      this.options.onPoll?.(err);
     } finally {
       this.polling = false;
     }
@@ -154,7 +185,8 @@ export class SnapshotCache {
       .catch((err: unknown) => {
         // The database is unreachable: keep answering from what we have, if anything.
         if (entry.snapshot) {
-          this.options.logger.warn({ err, namespace: ns }, 'could not refresh a snapshot; serving the previous one');
+          entry.retryAt = Date.now() + RETRY_AFTER_FAILURE_MS;
+          if (this.pollFailingSince === null) this.options.logger.warn({ err, namespace: ns }, 'could not refresh a snapshot; serving the previous one');
           return entry.snapshot;
         }
         throw unavailable('the flag store is unavailable', err);
@@ -182,7 +214,7 @@ export class SnapshotCache {
   }
 
   private remember(ns: string): Entry {
-    const entry: Entry = { snapshot: null, pending: null, generation: 0, loading: null };
+    const entry: Entry = { snapshot: null, pending: null, generation: 0, loading: null, retryAt: 0 };
     this.entries.set(ns, entry);
     return entry;
   }

@@ -1,1 +1,2 @@
 export { createLogger, silentLogger } from './logger';
+export { registry, cacheMetrics } from './metrics';

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { registry } from '../../telemetry';
+import type { HealthState } from '../health';
 
-/** Liveness and readiness for load balancers; never behind authentication. */
-export function healthRoutes(app: FastifyInstance): void {
-  app.get('/health', async () => ({ status: 'SERVING' }));
+/** Liveness/readiness for load balancers and Prometheus metrics; never behind authentication. */
+export function healthRoutes(app: FastifyInstance, health: HealthState): void {
+  app.get('/health', async () => health.report());
+  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
 }

@@ -130,8 +130,8 @@ describe('SnapshotCache: patches after local writes equal full rebuilds', () => 
     await cache.get(ns);
     await other.createFlag(ns, { key: 'elsewhere', name: 'x', description: '', enabled: true, type: 'BOOLEAN_FLAG_TYPE', metadata: null });
     expect((await cache.get(ns)).flags.has('elsewhere')).toBe(false); // not noticed yet
-    await cache.poll();
     const rebuilds = cache.stats.rebuilds;
+    await cache.poll(); // starts the rebuild at once; an evaluation meanwhile waits for it
     expect((await cache.get(ns)).flags.has('elsewhere')).toBe(true);
     expect(cache.stats.rebuilds).toBe(rebuilds + 1);
     await expectFresh('after the poll');

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config';
+import { BUILD_DATE, COMMIT, IS_RELEASE, VERSION } from '../../core';
+import type { RouteAuth } from '../auth-gate';
+
+const route: RouteAuth = { surface: 'meta' };
+
+/** Go's names for Node's platform and architecture, as Flipt reports its own. */
+const GO_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm' };
+
+/**
+ * `/meta/info`: what the UI and operators read about this instance. Flipt builds it with Go's
+ * encoding/json, so empty optional fields are left out (`omitempty`) rather than null.
+ */
+export function metaInfo(config: Config): Record<string, unknown> {
+  return {
+    version: VERSION,
+    ...(COMMIT !== '' && { commit: COMMIT }),
+    ...(BUILD_DATE !== '' && { buildDate: BUILD_DATE }),
+    updateAvailable: false,
+    isRelease: IS_RELEASE,
+    os: process.platform,
+    arch: GO_ARCH[process.arch] ?? process.arch,
+    authentication: { required: config.authentication.required },
+    storage: { type: config.storage.type, ...(config.storage.read_only && { readOnly: true }) },
+    analytics: {},
+    ui: { theme: 'system' },
+  };
+}
+
+export function metaRoutes(app: FastifyInstance, config: Config): void {
+  const info = metaInfo(config);
+  app.get('/meta/info', { config: route }, async () => info);
+}
