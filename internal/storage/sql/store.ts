@@ -132,7 +132,11 @@ export class SqlStore implements Store {
     }
   }
 
-  private translate(err: unknown): Error {
+  /**
+   * What a driver error means in the domain (public so that the mapping can be checked against
+   * each real database's errors). Never carries SQL text: the driver error is only the cause.
+   */
+  translate(err: unknown): Error {
     if (isPennonError(err)) return err;
     if (this.dialect.isConnectionError(err)) return unavailable('the database is unavailable', err);
     // Still conflicting after every attempt: the client may try again later.
