@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { loadConfig, type Config } from '../../internal/config';
 import { startService, type RunningService } from '../../internal/service';
 import { silentLogger } from '../../internal/telemetry';
@@ -35,7 +35,7 @@ export function testBackend(): BackendName {
 }
 
 /** The cache settings PENNON_TEST_CACHE asks for, as configuration variables. */
-function cacheEnv(): Record<string, string> {
+function cacheEnv(dbUrl: string): Record<string, string> {
   const cache = process.env.PENNON_TEST_CACHE ?? '';
   if (cache === '') return {};
   if (cache !== 'redis') throw new Error(`PENNON_TEST_CACHE="${cache}" names no cache (redis)`);
@@ -44,8 +44,9 @@ function cacheEnv(): Record<string, string> {
     PENNON_CACHE_ENABLED: 'true',
     PENNON_CACHE_BACKEND: 'redis',
     PENNON_CACHE_REDIS_URL: REDIS_URL,
-    // Servers sharing one Redis must not see each other's keys or messages.
-    PENNON_CACHE_REDIS_PREFIX: `pennon-test-${randomBytes(6).toString('hex')}`,
+    // One prefix per database: servers on the same database share their cache and invalidations
+    // (as a deployment's instances do); servers on other test databases never see them.
+    PENNON_CACHE_REDIS_PREFIX: `pennon-test-${createHash('sha256').update(dbUrl).digest('hex').slice(0, 16)}`,
   };
 }
 
@@ -68,7 +69,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
         PENNON_SERVER_HOST: '127.0.0.1',
         PENNON_SERVER_HTTP_PORT: '0',
         PENNON_LOG_LEVEL: 'silent',
-        ...cacheEnv(),
+        ...cacheEnv(dbUrl),
         ...env,
         PENNON_DB_URL: dbUrl,
       },
