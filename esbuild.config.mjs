@@ -42,8 +42,21 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * mysql2 tries `require('cardinal')` (optional, to colour its debug output) when it loads; in
+ * the single executable any require of a non-built-in module prints a warning to stderr.
+ * The bundle gets a stand-in that leaves text as it is.
+ */
+const withoutCardinal = {
+  name: 'without-cardinal',
+  setup(b) {
+    b.onResolve({ filter: /^cardinal$/ }, () => ({ path: 'cardinal', namespace: 'stub' }));
+    b.onLoad({ filter: /^cardinal$/, namespace: 'stub' }, () => ({ contents: 'module.exports = { highlight: (text) => text };', loader: 'js' }));
+  },
+};
+
 await build({
-  plugins: [withoutUmzugCli, zodEnglishOnly],
+  plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal],
   entryPoints: ['cmd/main.ts'],
   outfile: 'dist/pennon.cjs',
   bundle: true,

@@ -102,8 +102,13 @@ describe('pennon config validate, version, migrate and serve failures (the built
       expect(readFileSync(join(dir, 'from-config.db')).subarray(0, 15).toString()).toBe('SQLite format 3');
     });
 
-    it('fails with one line on an unsupported scheme or a directory; --verbose and debug add the stack', async () => {
-      const urls = { 'mysql://pennon:secret@127.0.0.1:1/pennon': /unsupported database URL scheme "mysql:"/, [`file:${dir}`]: /database/ };
+    it('fails with one line on an unsupported scheme, an unreachable server or a directory; --verbose and debug add the stack', async () => {
+      const urls = {
+        'libsql://pennon:secret@127.0.0.1:1/pennon': /unsupported database URL scheme "libsql:"/,
+        'mysql://pennon:secret@127.0.0.1:1/pennon': /ECONNREFUSED/,
+        'postgres://pennon:secret@127.0.0.1:1/pennon': /ECONNREFUSED/,
+        [`file:${dir}`]: /database/,
+      };
       await Promise.all(
         Object.entries(urls).map(async ([url, message]) => {
           const env = { PENNON_DB_URL: url };

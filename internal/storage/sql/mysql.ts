@@ -70,9 +70,13 @@ interface MysqlTarget {
   describe: string;
 }
 
-/** `mysql://user:password@host:port/database`; the port defaults to 3306. */
+/**
+ * `mysql://user:password@host:port/database[?tls=true|skip-verify]`; the port defaults to 3306.
+ * `tls` as Go's MySQL driver (Flipt's) spells it; other parameters are ignored.
+ */
 export function mysqlTarget(url: string): MysqlTarget {
   const u = new URL(url);
+  const tls = u.searchParams.get('tls') ?? '';
   const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
   if (database === '') throw new Error('a mysql:// database URL must name a database (mysql://user:password@host:3306/name)');
   const port = u.port === '' ? 3306 : Number(u.port);
@@ -96,6 +100,8 @@ export function mysqlTarget(url: string): MysqlTarget {
       connectTimeout: CONNECT_TIMEOUT_MS,
       enableKeepAlive: true,
       multipleStatements: false,
+      ...(tls === 'true' && { ssl: {} }),
+      ...(tls === 'skip-verify' && { ssl: { rejectUnauthorized: false } }),
     },
   };
 }
