@@ -32,8 +32,8 @@ else notices.push('PENNON_TEST_MYSQL_URL not set: MySQL suites and project skipp
 if (has('PENNON_TEST_POSTGRES_URL') && has('PENNON_TEST_REDIS_URL')) {
   external.push({ name: 'postgres+redis', env: { PENNON_TEST_BACKEND: 'postgres', PENNON_TEST_CACHE: 'redis' } });
 } else if (!has('PENNON_TEST_REDIS_URL')) notices.push('PENNON_TEST_REDIS_URL not set: Redis cache project skipped');
-for (const notice of notices) console.warn(`\u26a0 ${notice}`);
-// Said once here; test/support/backends.ts need not repeat it in every worker.
+// Said once here (the config may be evaluated twice); backends.ts need not repeat it per worker.
+if (process.env.PENNON_TEST_NOTICES_SHOWN !== '1') for (const notice of notices) console.warn(`\u26a0 ${notice}`);
 process.env.PENNON_TEST_NOTICES_SHOWN = '1';
 
 const projects: TestProjectInlineConfiguration[] = [
