@@ -1,0 +1,61 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Connection, type PoolOptions } from '../../../internal/storage/sql';
+import { backends, type Backend } from '../../support/backends';
+
+/**
+ * The pool settings reach the drivers: `db.max_open_conn` caps the connections an instance
+ * opens, `db.conn_max_lifetime` replaces old ones. Observed from the server's side (backend
+ * pid, connection id).
+ */
+const external = backends().filter((b) => b.name === 'postgres' || b.name === 'mysql');
+
+const sessionId = (b: Backend) => (b.name === 'mysql' ? sql<{ id: number }>`SELECT CONNECTION_ID() AS id` : sql<{ id: number }>`SELECT pg_backend_pid() AS id`);
+const pause = (b: Backend, seconds: number) => (b.name === 'mysql' ? sql`SELECT SLEEP(${seconds})` : sql`SELECT pg_sleep(${seconds})`);
+
+describe.each(external)('connection pool on $name', (backend) => {
+  let url = '';
+  let cleanup: (() => Promise<void>) | undefined;
+  const opened: Connection[] = [];
+  beforeEach(async () => {
+    ({ url, cleanup } = await backend.create());
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((c) => c.close()));
+    await cleanup?.();
+  });
+  const open = (pool: Partial<PoolOptions>) => {
+    const conn = openDatabase(url, { maxOpen: 0, maxIdle: 2, maxLifetimeMs: 0, preparedStatements: true, ...pool });
+    opened.push(conn);
+    return conn;
+  };
+
+  it('max_open_conn caps concurrent connections (others wait their turn); 0 means 10', async () => {
+    // Six callers, each holding a connection for 100 ms at the same time.
+    const capped = open({ maxOpen: 2 });
+    const ids = await Promise.all(Array.from({ length: 6 }, () => sessionIdHeld(backend, capped)));
+    expect(new Set(ids).size).toBeLessThanOrEqual(2);
+    const wide = open({ maxOpen: 0 });
+    const wideIds = await Promise.all(Array.from({ length: 6 }, () => sessionIdHeld(backend, wide)));
+    expect(new Set(wideIds).size).toBe(6);
+    const eleven = await Promise.all(Array.from({ length: 11 }, () => sessionIdHeld(backend, wide)));
+    expect(new Set(eleven).size).toBe(10);
+  });
+
+  it('conn_max_lifetime replaces a connection once it is that old', async () => {
+    const conn = open({ maxOpen: 1, maxLifetimeMs: 1000 });
+    const first = (await sessionId(backend).execute(conn.db)).rows[0].id;
+    expect((await sessionId(backend).execute(conn.db)).rows[0].id).toBe(first);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await sessionId(backend).execute(conn.db)).rows[0].id).not.toBe(first);
+  });
+});
+
+/** The session id of a connection held for a moment, so that concurrent callers need several. */
+async function sessionIdHeld(backend: Backend, conn: Connection): Promise<number> {
+  return conn.db.connection().execute(async (db) => {
+    const id = (await sessionId(backend).execute(db)).rows[0].id;
+    await pause(backend, 0.1).execute(db);
+    return id;
+  });
+}
