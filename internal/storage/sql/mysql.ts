@@ -138,9 +138,22 @@ export function openMysql(url: string, options: PoolOptions): Connection {
   const acquire = async (): Promise<PoolConnection> => {
     const { pool } = await load();
     for (;;) {
-      const conn = await new Promise<PoolConnection>((resolve, reject) =>
-        pool.getConnection((err, c) => (err ? reject(markConnectFailure(err)) : resolve(c))),
-      );
+      const conn = await new Promise<PoolConnection>((resolve, reject) => {
+        // mysql2 queues a request for a busy pool without a time limit: give up after ours,
+        // and hand back a connection that arrives too late.
+        let settled = false;
+        const timer = setTimeout(() => {
+          settled = true;
+          reject(markConnectFailure(Object.assign(new Error('timeout exceeded when waiting for a connection'), { code: 'ETIMEDOUT' })));
+        }, options.acquireTimeoutMs ?? CONNECT_TIMEOUT_MS);
+        pool.getConnection((err, c) => {
+          if (settled) return void (err ? undefined : c.release());
+          settled = true;
+          clearTimeout(timer);
+          if (err) reject(markConnectFailure(err));
+          else resolve(c);
+        });
+      });
       const age = Date.now() - (born.get(conn) ?? Date.now());
       if (options.maxLifetimeMs > 0 && age >= options.maxLifetimeMs) {
         conn.destroy(); // leaves the pool; the next round opens a fresh one

@@ -15,6 +15,8 @@ export interface PoolOptions {
    * text protocol; neither keeps named statements on the server (docs/DECISIONS.md).
    */
   preparedStatements: boolean;
+  /** How long a query waits for a connection (a new one, or one from a busy pool); default CONNECT_TIMEOUT_MS. */
+  acquireTimeoutMs?: number;
 }
 
 /** Go's database/sql has no limit by default; a pool needs one. */

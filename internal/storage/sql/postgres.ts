@@ -115,7 +115,7 @@ export function openPostgres(url: string, flavour: PgFlavour, options: PoolOptio
   const load = () =>
     (loaded ??= loadPg().then((pg) => {
       // The URL's own parameters (sslmode, application_name, options, …) win over these.
-      const config: ClientConfig = { connectionString, application_name: 'pennon', types: typeParsers(pg), connectionTimeoutMillis: CONNECT_TIMEOUT_MS };
+      const config: ClientConfig = { connectionString, application_name: 'pennon', types: typeParsers(pg), connectionTimeoutMillis: options.acquireTimeoutMs ?? CONNECT_TIMEOUT_MS };
       const pool = new pg.Pool({
         ...config,
         max,

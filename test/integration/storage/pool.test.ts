@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Connection, type PoolOptions } from '../../../internal/storage/sql';
+import { PennonError, systemClock } from '../../../internal/core';
+import { openDatabase, prepareSchema, storeFor, type Connection, type PoolOptions } from '../../../internal/storage/sql';
 import { backends, type Backend } from '../../support/backends';
 
 /**
  * The pool settings reach the drivers: `db.max_open_conn` caps the connections an instance
- * opens, `db.conn_max_lifetime` replaces old ones. Observed from the server's side (backend
+ * opens, `db.conn_max_lifetime` replaces old ones, and waiting for a connection has a limit. Observed from the server's side (backend
  * pid, connection id).
  */
 const external = backends().filter((b) => b.name === 'postgres' || b.name === 'mysql');
@@ -40,6 +41,23 @@ describe.each(external)('connection pool on $name', (backend) => {
     expect(new Set(wideIds).size).toBe(6);
     const eleven = await Promise.all(Array.from({ length: 11 }, () => sessionIdHeld(backend, wide)));
     expect(new Set(eleven).size).toBe(10);
+  });
+
+  it('a query that cannot get a connection in time fails as Unavailable instead of waiting forever', async () => {
+    const conn = open({ maxOpen: 1, acquireTimeoutMs: 300 });
+    await prepareSchema(conn);
+    const store = storeFor(conn, systemClock());
+    // The only connection is busy for a second.
+    const busy = conn.db.connection().execute((db) => pause(backend, 1).execute(db));
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    const err = await store.getNamespace('default').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PennonError);
+    expect((err as PennonError).kind).toBe('unavailable');
+    expect(Date.now() - started).toBeLessThan(900);
+    await busy;
+    // Once free, the same pool serves again.
+    expect((await store.getNamespace('default')).key).toBe('default');
   });
 
   it('conn_max_lifetime replaces a connection once it is that old', async () => {
