@@ -1,5 +1,5 @@
 export { loadConfig, ConfigError, type LoadOptions, type LoadResult } from './load';
-export { configSchema, type Config, type LogConfig, type ServerConfig, type DbConfig, type AuthenticationConfig, type StorageConfig, type CacheConfig } from './schema';
+export { configSchema, type Config, type LogConfig, type ServerConfig, type DbConfig, type AuthenticationConfig, type StorageConfig, type CacheConfig, type MetricsConfig, type TracingConfig, type CorsConfig } from './schema';
 export { parseDuration, formatDuration } from './duration';
 export { defaultDataDir, defaultDatabaseUrl } from './paths';
 export { redactedConfig, REDACTED } from './redact';

@@ -48,6 +48,8 @@ const server = z.strictObject({
   http_port: port(8080),
   grpc_port: port(9000),
   shutdown_timeout: duration('5s'),
+  /** Largest request body the API accepts (bytes); larger ones get 413 with Flipt's error body. */
+  max_body_bytes: z.number().int().min(1024).default(1024 * 1024),
 });
 
 const db = z.strictObject({
@@ -137,6 +139,47 @@ const cache = z.strictObject({
   redis: redis.prefault({}),
 });
 
+const metrics = z.strictObject({
+  enabled: z.boolean().default(true),
+  exporter: z.enum(['prometheus']).default('prometheus'),
+  /** Prefix of every metric name (`service_…`); `flipt` keeps existing Flipt dashboards working. */
+  namespace: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus name (letters, digits, _)').default('service'),
+});
+
+const PROPAGATORS = ['tracecontext', 'baggage', 'none'] as const;
+
+const tracing = z.strictObject({
+  enabled: z.boolean().default(false),
+  exporter: z.enum(['otlp']).default('otlp'),
+  sampling_ratio: z.number().min(0).max(1).default(1),
+  propagators: z.array(z.enum(PROPAGATORS)).default(['tracecontext', 'baggage']),
+  otlp: z
+    .strictObject({
+      /** `http(s)://host:port[/v1/traces]` for OTLP/HTTP, `grpc://host:port` or bare `host:port` for OTLP/gRPC. */
+      endpoint: z.string().default('localhost:4317'),
+      headers: secret(z.record(z.string(), z.string()).default({})),
+    })
+    .prefault({}),
+});
+
+const cors = z.strictObject({
+  enabled: z.boolean().default(false),
+  allowed_origins: z.array(z.string()).default(['*']),
+  allowed_headers: z
+    .array(z.string())
+    .default([
+      'Accept',
+      'Authorization',
+      'Content-Type',
+      'X-CSRF-Token',
+      'X-Fern-Language',
+      'X-Fern-SDK-Name',
+      'X-Fern-SDK-Version',
+      'X-Flipt-Namespace',
+      'X-Flipt-Accept-Server-Version',
+    ]),
+});
+
 export const configSchema = z.strictObject({
   version: z.string().optional(),
   log: log.prefault({}),
@@ -146,6 +189,9 @@ export const configSchema = z.strictObject({
   authentication: authentication.prefault({}),
   storage: storage.prefault({}),
   cache: cache.prefault({}),
+  metrics: metrics.prefault({}),
+  tracing: tracing.prefault({}),
+  cors: cors.prefault({}),
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -155,3 +201,6 @@ export type DbConfig = Config['db'];
 export type AuthenticationConfig = Config['authentication'];
 export type StorageConfig = Config['storage'];
 export type CacheConfig = Config['cache'];
+export type MetricsConfig = Config['metrics'];
+export type TracingConfig = Config['tracing'];
+export type CorsConfig = Config['cors'];

@@ -3,7 +3,8 @@ import fastJson from 'fast-json-stringify';
 import type { Logger } from 'pino';
 import { DEFAULT_NAMESPACE, PennonError, type Authentication } from '../core';
 import type { AuthGate } from './auth-gate';
-import { evaluateBoolean, evaluateVariant, type CompiledFlag } from '../evaluation';
+import type { CompiledFlag } from '../evaluation';
+import { booleanOf, flagFor, variantOf } from './observed-evaluation';
 import type { SnapshotCache } from '../snapshots';
 import { describeError, errorBody, GRPC, wwwAuthenticate } from './errors';
 import {
@@ -109,16 +110,16 @@ function answer(
 function variant(body: unknown, started: number, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null): void {
   const req = decodeEvaluationRequest(body);
   if (auth) options.gate!.checkNamespace(auth, req.namespaceKey);
-  answer(options.snapshots.flagNow(req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
-    serializeVariant(variantResponse(req.flagKey, evaluateVariant(flag, req.entityId, req.context), timing(requestIdOf(req.requestId), started))),
+  answer(flagFor(options.snapshots, 'variant', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
+    serializeVariant(variantResponse(req.flagKey, variantOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), started))),
   );
 }
 
 function boolean(body: unknown, started: number, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null): void {
   const req = decodeEvaluationRequest(body);
   if (auth) options.gate!.checkNamespace(auth, req.namespaceKey);
-  answer(options.snapshots.flagNow(req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
-    serializeBoolean(booleanResponse(req.flagKey, evaluateBoolean(flag, req.entityId, req.context), timing(requestIdOf(req.requestId), started))),
+  answer(flagFor(options.snapshots, 'boolean', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
+    serializeBoolean(booleanResponse(req.flagKey, booleanOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), started))),
   );
 }
 

@@ -103,13 +103,18 @@ describe('the fast YAML reader', () => {
   it('is much faster than the library on a large export', () => {
     const flags = Array.from({ length: 2000 }, (_, i) => ({ key: `f${i}`, name: `Flag ${i}`, enabled: true, variants: [{ key: 'a', attachment: { n: i, s: 'x' } }], rules: [{ segment: 's', distributions: [{ variant: 'a', rollout: 100 }] }] }));
     const text = encodeDocuments([{ version: '1.4', flags }], 'yaml');
-    let t = performance.now();
-    const fastDocs = parseSimpleYaml(text);
-    const fastMs = performance.now() - t;
-    t = performance.now();
-    parseFullYaml(text);
-    const fullMs = performance.now() - t;
-    expect(fastDocs).not.toBeNull();
+    // Best of three each, so that a busy machine (CI runs suites in parallel) does not decide it.
+    const best = (fn: () => unknown) =>
+      Math.min(
+        ...[0, 1, 2].map(() => {
+          const t = performance.now();
+          fn();
+          return performance.now() - t;
+        }),
+      );
+    expect(parseSimpleYaml(text)).not.toBeNull();
+    const fastMs = best(() => parseSimpleYaml(text));
+    const fullMs = best(() => parseFullYaml(text));
     expect(fastMs * 3).toBeLessThan(fullMs);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_NAMESPACE, isPennonError } from '../../core';
-import { evaluateBoolean, evaluateVariant, type CompiledFlag } from '../../evaluation';
+import type { CompiledFlag } from '../../evaluation';
+import { booleanOf, flagFor, variantOf } from '../observed-evaluation';
 import type { SnapshotCache } from '../../snapshots';
 import {
   asObject,
@@ -45,16 +46,16 @@ export function evaluationRoutes(app: FastifyInstance, snapshots: SnapshotCache)
     const startedAt = performance.now();
     const req = decodeEvaluationRequest(request.body);
     const answer = (flag: CompiledFlag) =>
-      variantResponse(req.flagKey, evaluateVariant(flag, req.entityId, req.context), timing(requestIdOf(req.requestId), startedAt));
-    return respond(reply, snapshots.flagNow(req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), answer);
+      variantResponse(req.flagKey, variantOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), startedAt));
+    return respond(reply, flagFor(snapshots, 'variant', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), answer);
   });
 
   app.post('/evaluate/v1/boolean', { schema: { response: { 200: booleanResponseSchema } }, config: single }, (request, reply) => {
     const startedAt = performance.now();
     const req = decodeEvaluationRequest(request.body);
     const answer = (flag: CompiledFlag) =>
-      booleanResponse(req.flagKey, evaluateBoolean(flag, req.entityId, req.context), timing(requestIdOf(req.requestId), startedAt));
-    return respond(reply, snapshots.flagNow(req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), answer);
+      booleanResponse(req.flagKey, booleanOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), startedAt));
+    return respond(reply, flagFor(snapshots, 'boolean', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), answer);
   });
 
   app.post('/evaluate/v1/batch', { config: batch }, async (request) => {
@@ -83,9 +84,9 @@ export function evaluationRoutes(app: FastifyInstance, snapshots: SnapshotCache)
         };
       }
       if (flag.type === 'BOOLEAN_FLAG_TYPE') {
-        return { type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE', booleanResponse: booleanResponse(req.flagKey, evaluateBoolean(flag, req.entityId, req.context), itemTiming) };
+        return { type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE', booleanResponse: booleanResponse(req.flagKey, booleanOf(req.namespaceKey, flag, req.entityId, req.context), itemTiming) };
       }
-      return { type: 'VARIANT_EVALUATION_RESPONSE_TYPE', variantResponse: variantResponse(req.flagKey, evaluateVariant(flag, req.entityId, req.context), itemTiming) };
+      return { type: 'VARIANT_EVALUATION_RESPONSE_TYPE', variantResponse: variantResponse(req.flagKey, variantOf(req.namespaceKey, flag, req.entityId, req.context), itemTiming) };
     });
     return { requestId, responses, requestDurationMillis: performance.now() - startedAt };
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { emptyField, invalidField, isPennonError } from '../../core';
-import { evaluateVariant, type CompiledFlag, type VariantResult } from '../../evaluation';
+import type { CompiledFlag, VariantResult } from '../../evaluation';
+import { variantOf } from '../observed-evaluation';
 import type { SnapshotCache } from '../../snapshots';
 import { asObject, decodeEvaluationRequest, decodeRequests, now, requestIdOf, type EvaluationRequest } from '../wire/evaluation';
 import { managementRoute } from './route';
@@ -41,7 +42,7 @@ export function legacyEvaluationRoutes(app: FastifyInstance, snapshots: Snapshot
     const req = decodeEvaluationRequest(raw);
     if (req.flagKey === '') throw emptyField('flagKey');
     if (req.entityId === '') throw emptyField('entityId');
-    const result = evaluateVariant(await snapshots.flag(ns, req.flagKey), req.entityId, req.context);
+    const result = variantOf(ns, await snapshots.flag(ns, req.flagKey), req.entityId, req.context);
     const meta = { requestId: requestIdOf(req.requestId), timestamp: now(), duration: performance.now() - startedAt };
     return legacyResponse(ns, req, result, meta);
   });
@@ -70,7 +71,7 @@ export function legacyEvaluationRoutes(app: FastifyInstance, snapshots: Snapshot
       const flag = flags[i];
       if (!flag) return [];
       // Inner responses: no request id, no duration of their own; the batch's timestamp.
-      return [legacyResponse(ns, req, evaluateVariant(flag, req.entityId, req.context), { requestId: '', timestamp, duration: 0 })];
+      return [legacyResponse(ns, req, variantOf(ns, flag, req.entityId, req.context), { requestId: '', timestamp, duration: 0 })];
     });
     return { requestId, responses, requestDurationMillis: performance.now() - startedAt };
   });

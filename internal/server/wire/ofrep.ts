@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError } from 'fastify';
 import { DEFAULT_NAMESPACE, invalid, isPennonError, type PennonError } from '../../core';
-import { evaluateBoolean, evaluateVariant, type CompiledFlag, type Context, type EvaluationReason } from '../../evaluation';
+import type { CompiledFlag, Context, EvaluationReason } from '../../evaluation';
+import { booleanOf, variantOf } from '../observed-evaluation';
 import { decodeContext } from './evaluation';
 
 /**
@@ -54,10 +55,10 @@ export function bridgeInput(headers: Record<string, string | string[] | undefine
 
 export function bridge(flag: CompiledFlag, input: BridgeInput): BridgeOutput {
   if (flag.type === 'BOOLEAN_FLAG_TYPE') {
-    const r = evaluateBoolean(flag, input.entityId, input.context);
+    const r = booleanOf(input.namespaceKey, flag, input.entityId, input.context);
     return { flagKey: flag.key, reason: r.reason, variant: String(r.enabled), value: r.enabled, metadata: {} };
   }
-  const r = evaluateVariant(flag, input.entityId, input.context);
+  const r = variantOf(input.namespaceKey, flag, input.entityId, input.context);
   const metadata: Record<string, string> = {};
   if (r.segmentKeys.length > 0) metadata.segments = r.segmentKeys.join(',');
   if (r.variantAttachment !== '') metadata.attachment = r.variantAttachment;
