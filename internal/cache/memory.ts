@@ -1,4 +1,4 @@
-import { cacheMetrics } from '../telemetry';
+import type { CacheCounters } from '../telemetry';
 import type { Cache } from './types';
 
 interface Entry {
@@ -15,7 +15,12 @@ export class MemoryCache implements Cache {
   private readonly entries = new Map<string, Entry>();
   private readonly timer: NodeJS.Timeout | undefined;
 
-  constructor(evictionIntervalMs: number, private readonly now: () => number = Date.now) {
+  private readonly now: () => number;
+  private readonly counters: CacheCounters | null;
+
+  constructor(evictionIntervalMs: number, options: { now?: () => number; counters?: CacheCounters } = {}) {
+    this.now = options.now ?? Date.now;
+    this.counters = options.counters ?? null;
     if (evictionIntervalMs > 0) {
       this.timer = setInterval(() => this.evict(), evictionIntervalMs);
       this.timer.unref();
@@ -26,10 +31,10 @@ export class MemoryCache implements Cache {
     const entry = this.entries.get(key);
     if (!entry || entry.expires <= this.now()) {
       if (entry) this.entries.delete(key);
-      cacheMetrics.misses.inc({ cache: this.kind });
+      this.counters?.miss(this.kind);
       return undefined;
     }
-    cacheMetrics.hits.inc({ cache: this.kind });
+    this.counters?.hit(this.kind);
     return entry.value;
   }
 

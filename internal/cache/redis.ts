@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CacheConfig } from '../config';
-import { cacheMetrics } from '../telemetry';
+import type { CacheCounters } from '../telemetry';
 import type { Broadcast, Cache } from './types';
 
 type RedisConfig = CacheConfig['redis'];
@@ -68,7 +68,11 @@ export class RedisCache implements Cache, Broadcast {
   private readonly recoverHandlers: (() => void)[] = [];
   private readonly messageHandlers: ((message: string) => void)[] = [];
 
-  constructor(config: RedisConfig, private readonly logger: Logger) {
+  constructor(
+    config: RedisConfig,
+    private readonly logger: Logger,
+    private readonly counters: CacheCounters | null = null,
+  ) {
     const options = redisOptions(config);
     this.client = config.url === '' ? new Redis(options) : new Redis(config.url, options);
     this.prefix = config.prefix === '' ? '' : `${config.prefix}:`;
@@ -102,7 +106,7 @@ export class RedisCache implements Cache, Broadcast {
   }
 
   private failed(err: unknown): void {
-    cacheMetrics.errors.inc({ cache: this.kind });
+    this.counters?.error(this.kind);
     // A slow command on a live connection: warn at most once a minute.
     const now = Date.now();
     if (!this.down && now - this.lastOpWarning > 60_000) {
@@ -113,7 +117,7 @@ export class RedisCache implements Cache, Broadcast {
 
   private async attempt<T>(op: (client: Redis) => Promise<T>, fallback: T): Promise<T> {
     if (this.client.status !== 'ready') {
-      cacheMetrics.errors.inc({ cache: this.kind });
+      this.counters?.error(this.kind);
       return fallback;
     }
     try {
@@ -127,7 +131,8 @@ export class RedisCache implements Cache, Broadcast {
   async get(key: string): Promise<string | undefined> {
     const value = await this.attempt((c) => c.get(this.prefix + key), undefined as string | null | undefined);
     if (value === undefined) return undefined; // failed: already counted as an error
-    (value === null ? cacheMetrics.misses : cacheMetrics.hits).inc({ cache: this.kind });
+    if (value === null) this.counters?.miss(this.kind);
+    else this.counters?.hit(this.kind);
     return value ?? undefined;
   }
 

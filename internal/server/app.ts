@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import compress from '@fastify/compress';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Clock } from '../core';
+import type { Metrics } from '../telemetry';
 import { createManagement } from '../management';
 import { AuthService, Authenticator } from '../auth';
 import type { SnapshotCache } from '../snapshots';
@@ -18,6 +19,7 @@ import { fastLane } from './fast-lane';
 import { authRoutes } from './routes/auth';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { evaluationRoutes } from './routes/evaluate';
+import { installMetrics, measured } from './http-metrics';
 import { healthRoutes } from './routes/health';
 import { metaRoutes } from './routes/meta';
 import { legacyEvaluationRoutes } from './routes/legacy-evaluate';
@@ -48,6 +50,8 @@ export interface AppDeps {
   authenticator?: Authenticator;
   /** Dependency problems for /health; none reported when not given. */
   health?: HealthState;
+  /** Prometheus metrics; without them there is no /metrics (`metrics.enabled: false`). */
+  metrics?: Metrics | null;
 }
 
 /**
@@ -69,7 +73,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     : fastLane({ snapshots: deps.snapshots, gate, logger: deps.logger, bodyLimit: BODY_LIMIT, nextRequestId: requestIds, closing: () => closing });
   const app = Fastify({
     // The evaluation fast lane answers its routes before Fastify sees them (see fast-lane.ts).
-    serverFactory: (handler) => createServer(lane ? (req, res) => lane(req, res) || handler(req, res) : handler),
+    serverFactory: (handler) => {
+      const both = lane ? (req: IncomingMessage, res: ServerResponse) => lane(req, res) || handler(req, res) : handler;
+      return createServer(deps.metrics ? measured(both, deps.metrics) : both);
+    },
     ...(accessLog && { loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: false }) }),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
     bodyLimit: BODY_LIMIT,
@@ -92,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const management = createManagement(deps.store, deps.config.storage.read_only ? readOnlyWrites() : deps.store);
   healthRoutes(app, deps.health ?? new HealthState());
+  if (deps.metrics) installMetrics(app, deps.metrics);
   metaRoutes(app, deps.config);
   authRoutes(app, auth, { tokenMethod: deps.config.authentication.methods.token.enabled });
   await app.register(async (api) => {

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../core';
 import { buildApp, HealthState } from '../server';
 import { AuthService, Authenticator, startCleanup } from '../auth';
 import { linkInstances, MemoryCache, RedisCache, SharedSnapshotSource, type Cache } from '../cache';
+import { Metrics, type CacheCounters } from '../telemetry';
 import { SnapshotCache } from '../snapshots';
 import { prepareSchema, type Store } from '../storage';
 import { openStore } from './database';
@@ -33,10 +34,10 @@ async function bootstrapToken(auth: AuthService, tokens: Config['authentication'
 }
 
 /** The configured cache, if any; Redis being down at start is not an error (it is retried). */
-function openCache(config: Config, logger: Logger): { cache: Cache | null; redis: RedisCache | null } {
+function openCache(config: Config, logger: Logger, counters: CacheCounters | null): { cache: Cache | null; redis: RedisCache | null } {
   if (!config.cache.enabled) return { cache: null, redis: null };
-  if (config.cache.backend === 'memory') return { cache: new MemoryCache(config.cache.memory.eviction_interval), redis: null };
-  const redis = new RedisCache(config.cache.redis, logger);
+  if (config.cache.backend === 'memory') return { cache: new MemoryCache(config.cache.memory.eviction_interval, { counters: counters ?? undefined }), redis: null };
+  const redis = new RedisCache(config.cache.redis, logger, counters);
   logger.info({ redis: redis.target }, 'using the redis cache');
   return { cache: redis, redis };
 }
@@ -48,10 +49,14 @@ function openCache(config: Config, logger: Logger): { cache: Cache | null; redis
 export async function startService(config: Config, logger: Logger, clock: Clock = systemClock()): Promise<RunningService> {
   const { connection, store } = openStore(config.db, clock);
   let openedCache: Cache | null = null;
+  let stopRecording = () => undefined as void;
   try {
     const { applied } = await prepareSchema(connection);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database schema created');
-    const { cache, redis } = openCache(config, logger);
+    const metrics = config.metrics.enabled ? new Metrics(config.metrics.namespace) : null;
+    stopRecording = metrics?.recordEvaluations() ?? stopRecording;
+    if (metrics && connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
+    const { cache, redis } = openCache(config, logger, metrics);
     openedCache = cache;
     const health = new HealthState(redis);
     const snapshots = new SnapshotCache(redis ? new SharedSnapshotSource(store, redis, config.cache.ttl) : store, {
@@ -61,7 +66,9 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     });
     store.onChange((change) => snapshots.apply(change));
     snapshots.start();
-    const authenticator = new Authenticator(store, clock, 1000, cache && { cache, ttlMs: config.cache.ttl });
+    // Token lookups are shared for at most the same 1 s as the local cache: a token deleted where
+    // no revocation is published (`pennon token delete` in-process, SQL) must stop working as fast.
+    const authenticator = new Authenticator(store, clock, 1000, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) });
     const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash));
     if (redis) linkInstances({ bus: redis, store, snapshots, authenticator, logger });
     const tokens = config.authentication.methods.token;
@@ -70,7 +77,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
       await connection.withMigrationLock(() => bootstrapToken(auth, tokens, logger));
       stopCleanup = startCleanup(auth, tokens.cleanup, logger);
     }
-    const app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health });
+    const app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health, metrics });
     await app.listen({ host: config.server.host, port: config.server.http_port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.server.http_port;
@@ -94,6 +101,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
           clearTimeout(timer);
           clearInterval(reaper);
           snapshots.stop();
+          stopRecording();
           stopCleanup();
           await cache?.close();
           await connection.close();
@@ -101,6 +109,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
       })());
     return { app, store, url, stop };
   } catch (err) {
+    stopRecording();
     await openedCache?.close();
     await connection.close();
     throw err;

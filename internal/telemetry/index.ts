@@ -1,2 +1,3 @@
 export { createLogger, silentLogger } from './logger';
-export { registry, cacheMetrics } from './metrics';
+export { Metrics, type CacheCounters, type PoolStats } from './metrics';
+export { onEvaluation, type EvaluationEvent } from './evaluations';

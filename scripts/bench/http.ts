@@ -48,7 +48,7 @@ async function load(label: string, url: string, body: string, seconds: number): 
   };
 }
 
-export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; ratio: number; p99Ratio: number }> {
+export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; ratio: number; p99Ratio: number; metricsCost: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-'));
   const dbUrl = `file:${join(dir, 'bench.db')}`;
   const conn = openDatabase(dbUrl);
@@ -61,28 +61,35 @@ export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; 
   try {
     const bare = await startProcess(process.execPath, [resolve(__dirname, 'bare-server.cjs')], {});
     children.push(bare.child);
-    const pennon = await startProcess(cli, ['serve'], {
+    const serverEnv = {
       PENNON_DB_URL: dbUrl,
       PENNON_SERVER_HOST: '127.0.0.1',
       PENNON_SERVER_HTTP_PORT: '0',
       PENNON_LOG_LEVEL: 'info',
       PENNON_LOG_ENCODING: 'json',
-    });
+    };
+    const pennon = await startProcess(cli, ['serve'], serverEnv);
     children.push(pennon.child);
+    // The same server without metrics: what recording them costs the hot path.
+    const unmetered = await startProcess(cli, ['serve'], { ...serverEnv, PENNON_METRICS_ENABLED: 'false' });
+    children.push(unmetered.child);
     const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1234', context: matchingContext(SHAPE) });
     // Alternate the two, three rounds each, and keep the median round: the machine is noisy.
-    const rounds: { baseline: HttpResult; evaluation: HttpResult }[] = [];
+    const rounds: { baseline: HttpResult; evaluation: HttpResult; noMetrics: HttpResult }[] = [];
     for (let i = 0; i < 3; i++) {
       const baseline = await load('bare Fastify JSON route', bare.url, body, seconds);
       const evaluation = await load('pennon /evaluate/v1/variant (10 rules x 3 constraints)', pennon.url, body, seconds);
-      rounds.push({ baseline, evaluation });
+      const noMetrics = await load('the same with metrics.enabled: false', unmetered.url, body, seconds);
+      rounds.push({ baseline, evaluation, noMetrics });
     }
     rounds.sort((a, b) => a.evaluation.requestsPerSecond / a.baseline.requestsPerSecond - b.evaluation.requestsPerSecond / b.baseline.requestsPerSecond);
     const { baseline, evaluation } = rounds[1];
+    const costs = rounds.map((r) => 1 - r.evaluation.requestsPerSecond / r.noMetrics.requestsPerSecond).sort((a, b) => a - b);
     return {
-      results: [baseline, evaluation],
+      results: [baseline, evaluation, rounds[1].noMetrics],
       ratio: evaluation.requestsPerSecond / baseline.requestsPerSecond,
       p99Ratio: evaluation.p99 / Math.max(baseline.p99, 1),
+      metricsCost: costs[1],
     };
   } finally {
     for (const child of children) child.kill('SIGTERM');

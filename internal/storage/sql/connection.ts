@@ -20,4 +20,6 @@ export interface Connection {
   /** Holds a cross-process lock while `fn` runs, so that one instance migrates. */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Connections of the pool (for metrics); absent where there is no pool (SQLite). */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }

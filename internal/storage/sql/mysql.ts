@@ -120,6 +120,7 @@ export function openMysql(url: string, options: PoolOptions): Connection {
   const target = mysqlTarget(url);
   const { max, idle } = poolSizes(options);
   let loaded: Promise<{ mysql: Mysql2; pool: Pool }> | undefined;
+  let opened: Pool | null = null;
   const born = new WeakMap<object, number>();
 
   const load = () =>
@@ -131,6 +132,7 @@ export function openMysql(url: string, options: PoolOptions): Connection {
         // connection died) would be unhandled and end the process.
         conn.on('error', () => undefined);
       });
+      opened = pool;
       return { mysql, pool };
     }));
 
@@ -206,6 +208,7 @@ export function openMysql(url: string, options: PoolOptions): Connection {
     db,
     adapter: mysqlAdapter,
     describe: target.describe,
+    poolStats: () => mysqlPoolStats(opened),
     transactionalDdl: false, // MySQL commits each DDL statement on its own
     runScript: async (script) => {
       const conn = await acquire();
@@ -229,4 +232,10 @@ export function openMysql(url: string, options: PoolOptions): Connection {
       }
     },
   };
+}
+
+/** mysql2 keeps its pool's queues private; read their lengths defensively (0 when absent). */
+function mysqlPoolStats(pool: Pool | null): { total: number; idle: number; waiting: number } {
+  const inner = (pool ?? {}) as unknown as { _allConnections?: { length: number }; _freeConnections?: { length: number }; _connectionQueue?: { length: number } };
+  return { total: inner._allConnections?.length ?? 0, idle: inner._freeConnections?.length ?? 0, waiting: inner._connectionQueue?.length ?? 0 };
 }

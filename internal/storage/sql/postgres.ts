@@ -111,6 +111,7 @@ export function openPostgres(url: string, flavour: PgFlavour, options: PoolOptio
   const connectionString = driverUrl(url, flavour);
   const { max, idle } = poolSizes(options);
   let loaded: Promise<{ pg: Pg; pool: Pool; config: ClientConfig }> | undefined;
+  let opened: Pool | null = null;
 
   const load = () =>
     (loaded ??= loadPg().then((pg) => {
@@ -129,6 +130,7 @@ export function openPostgres(url: string, flavour: PgFlavour, options: PoolOptio
       // (inside a transaction): its next query fails, and the store reports Unavailable.
       pool.on('error', () => undefined);
       pool.on('connect', (client) => client.on('error', () => undefined));
+      opened = pool;
       return { pg, pool, config };
     }));
 
@@ -187,6 +189,7 @@ export function openPostgres(url: string, flavour: PgFlavour, options: PoolOptio
     db,
     adapter: flavour === 'cockroach' ? cockroachAdapter : postgresAdapter,
     describe: `${flavour} ${describeUrl(connectionString)}`,
+    poolStats: () => (opened ? { total: opened.totalCount, idle: opened.idleCount, waiting: opened.waitingCount } : { total: 0, idle: 0, waiting: 0 }),
     transactionalDdl: flavour === 'postgres',
     runScript: (script) =>
       withClient(async (client) => {

@@ -145,7 +145,7 @@ describe('Redis dying under load', () => {
     expect(requests).toBeGreaterThan(50);
     expect(expectStatus(await b.api.get('/health'), 200)).toEqual({ status: 'SERVING' });
     const metrics = (await b.api.get('/metrics')).text;
-    expect(Number(/flipt_cache_error_total\{cache="redis"\} (\d+)/.exec(metrics)?.[1] ?? 0)).toBeGreaterThan(0);
+    expect(Number(/service_cache_error_total\{cache="redis"\} (\d+)/.exec(metrics)?.[1] ?? 0)).toBeGreaterThan(0);
     // After recovery, pub/sub delivers again.
     expect(await propagation(a, b, 'load', true)).toBeLessThan(1000);
     expect(await propagation(a, b, 'load', false)).toBeLessThan(1000);

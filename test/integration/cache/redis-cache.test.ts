@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisCache } from '../../../internal/cache';
 import { configSchema } from '../../../internal/config';
-import { cacheMetrics } from '../../../internal/telemetry';
+import { Metrics } from '../../../internal/telemetry';
 import { PrivateRedis } from '../../support/redis-server';
 
 /** The Redis cache against a real redis-server of its own, including one killed by PID mid-test. */
@@ -25,7 +25,8 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
   return Date.now() - start;
 }
 
-const errorsCounted = async () => (await cacheMetrics.errors.get()).values.find((v) => v.labels.cache === 'redis')?.value ?? 0;
+const metrics = new Metrics('test', { defaultMetrics: false });
+const errorsCounted = async () => Number(/test_cache_error_total\{cache="redis"\} (\d+)/.exec(await metrics.registry.metrics())?.[1] ?? 0);
 
 describe('RedisCache', () => {
   let server: PrivateRedis;
@@ -73,7 +74,7 @@ describe('RedisCache', () => {
 
   it('never fails an operation while Redis is down, logs the outage once, counts errors, and recovers by itself', async () => {
     const { logger, lines } = capturingLogger();
-    const cache = new RedisCache(redisConfig(server.url), logger);
+    const cache = new RedisCache(redisConfig(server.url), logger, metrics);
     let recovered = 0;
     cache.subscribe(() => undefined);
     cache.onRecover(() => recovered++);

@@ -58,7 +58,7 @@ describe('SharedSnapshotSource', () => {
 describe('MemoryCache', () => {
   it('expires entries by TTL, sweeps them, and stays bounded', async () => {
     let now = 1_000;
-    const cache = new MemoryCache(0, () => now);
+    const cache = new MemoryCache(0, { now: () => now });
     await cache.set('a', '1', 100);
     await cache.set('b', '2', 1_000);
     expect(await cache.get('a')).toBe('1');
