@@ -52,8 +52,13 @@ export class Authenticator {
   }
 
   private async lookup(hash: string, stale: CacheEntry | undefined, now: number): Promise<CacheEntry> {
-    let auth: Authentication | null | undefined = await this.fromShared(hash);
+    const shared = await this.fromShared(hash, now);
+    // An entry read from the shared cache lives only as long as the database read behind it
+    // would have here: the 1 s bound counts from that read, not from this copy.
+    let readAt = shared?.at ?? now;
+    let auth: Authentication | null | undefined = shared?.auth;
     if (auth === undefined) {
+      readAt = now;
       try {
         auth = await this.store.getAuthenticationByHash(hash);
       } catch (err) {
@@ -62,20 +67,21 @@ export class Authenticator {
         throw err;
       }
       // Only known tokens are shared: a token created a moment ago elsewhere must not be refused.
-      if (auth && this.shared) void this.shared.cache.set(`auth:${hash}`, JSON.stringify(auth), this.shared.ttlMs);
+      if (auth && this.shared) void this.shared.cache.set(`auth:${hash}`, JSON.stringify({ auth, at: now }), this.shared.ttlMs);
     }
-    const entry = { auth, until: now + this.ttlMs };
+    const entry = { auth, until: readAt + this.ttlMs };
     if (this.local.size >= MAX_ENTRIES) this.local.clear();
     this.local.set(hash, entry);
     return entry;
   }
 
-  private async fromShared(hash: string): Promise<Authentication | undefined> {
+  private async fromShared(hash: string, now: number): Promise<{ auth: Authentication; at: number } | undefined> {
     if (!this.shared) return undefined;
     const value = await this.shared.cache.get(`auth:${hash}`);
     if (value === undefined) return undefined;
     try {
-      return JSON.parse(value) as Authentication;
+      const entry = JSON.parse(value) as { auth: Authentication; at: number };
+      return typeof entry.at === 'number' && entry.at + this.shared.ttlMs > now && entry.auth ? entry : undefined;
     } catch {
       return undefined;
     }
