@@ -3,3 +3,4 @@ export { configSchema, type Config, type LogConfig, type ServerConfig, type DbCo
 export { parseDuration, formatDuration } from './duration';
 export { defaultDataDir, defaultDatabaseUrl } from './paths';
 export { redactedConfig, REDACTED } from './redact';
+export { publicConfig } from './public';

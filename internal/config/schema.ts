@@ -14,9 +14,12 @@ function secret<T extends z.ZodType>(schema: T): T {
   return schema;
 }
 
+/** Durations (milliseconds once parsed), for /meta/config which shows them as Go does (nanoseconds). */
+export const DURATION_SCHEMAS = new WeakSet<z.ZodType>();
+
 /** A Go duration string ("30s", "1h") or a number of milliseconds → milliseconds. */
-export const duration = (fallback: string) =>
-  z
+export const duration = (fallback: string) => {
+  const schema = z
     .union([z.string(), z.number()])
     .default(fallback)
     .transform((value, ctx) => {
@@ -27,6 +30,9 @@ export const duration = (fallback: string) =>
       }
       return ms;
     });
+  DURATION_SCHEMAS.add(schema);
+  return schema;
+};
 
 const port = (fallback: number) => z.number().int().min(0).max(65535).default(fallback);
 

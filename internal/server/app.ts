@@ -12,6 +12,7 @@ import type { SnapshotCache } from '../snapshots';
 import { readOnlyWrites, type Store } from '../storage';
 import { AuthGate, installAuthGate } from './auth-gate';
 import { installJsonBody } from './body';
+import { installCors } from './cors';
 import { HealthState } from './health';
 import { installPretty } from './pretty';
 import { errorHandler, handleFrameworkError, installNotFound } from './errors';
@@ -30,7 +31,9 @@ import { rolloutRoutes } from './routes/rollouts';
 import { ruleRoutes } from './routes/rules';
 import { segmentRoutes } from './routes/segments';
 
-const BODY_LIMIT = 1024 * 1024;
+/** Flipt's HTTP server timeouts: reading a request (headers included) 10 s, an idle or stalled socket 30 s. */
+const READ_TIMEOUT_MS = 10_000;
+const SOCKET_TIMEOUT_MS = 30_000;
 
 /** Request ids unique across instances (a random prefix) yet cheap per request (a counter). */
 function requestIdSource(): () => string {
@@ -70,7 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let closing = false;
   const lane = accessLog
     ? null
-    : fastLane({ snapshots: deps.snapshots, gate, logger: deps.logger, bodyLimit: BODY_LIMIT, nextRequestId: requestIds, closing: () => closing });
+    : fastLane({ snapshots: deps.snapshots, gate, logger: deps.logger, bodyLimit: deps.config.server.max_body_bytes, nextRequestId: requestIds, closing: () => closing, declineOrigins: deps.config.cors.enabled });
   const app = Fastify({
     // The evaluation fast lane answers its routes before Fastify sees them (see fast-lane.ts).
     serverFactory: (handler) => {
@@ -79,7 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     ...(accessLog && { loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: false }) }),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: deps.config.server.max_body_bytes,
     requestIdHeader: 'x-request-id',
     genReqId: requestIds,
     frameworkErrors: handleFrameworkError,
@@ -96,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installNotFound(app);
   installJsonBody(app);
+  if (deps.config.cors.enabled) await installCors(app, deps.config.cors);
 
   const management = createManagement(deps.store, deps.config.storage.read_only ? readOnlyWrites() : deps.store);
   healthRoutes(app, deps.health ?? new HealthState());
@@ -122,5 +126,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.ready();
+  app.server.requestTimeout = READ_TIMEOUT_MS;
+  app.server.headersTimeout = READ_TIMEOUT_MS;
+  app.server.setTimeout(SOCKET_TIMEOUT_MS);
   return app;
 }

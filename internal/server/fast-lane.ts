@@ -35,6 +35,8 @@ export interface FastLaneOptions {
   nextRequestId: () => string;
   /** True once the server is shutting down: requests get 503, as Fastify's do. */
   closing: () => boolean;
+  /** With CORS on, browser requests (they carry Origin) go to Fastify, which adds the CORS headers. */
+  declineOrigins?: boolean;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -61,7 +63,7 @@ export function fastLane(options: FastLaneOptions): (req: IncomingMessage, res: 
     ['/evaluate/v1/boolean', route(boolean)],
   ]);
   return (req, res) => {
-    if (req.method !== 'POST') return false;
+    if (req.method !== 'POST' || (options.declineOrigins && req.headers.origin !== undefined)) return false;
     const url = req.url ?? '';
     const handler = routes.get(url.endsWith('/') ? url.slice(0, -1) : url);
     if (!handler) return false; // anything unusual (query strings, other paths) goes to Fastify

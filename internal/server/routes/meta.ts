@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../config';
+import { publicConfig, type Config } from '../../config';
 import { BUILD_DATE, COMMIT, IS_RELEASE, VERSION } from '../../core';
 import type { RouteAuth } from '../auth-gate';
 
@@ -31,4 +31,6 @@ export function metaInfo(config: Config): Record<string, unknown> {
 export function metaRoutes(app: FastifyInstance, config: Config): void {
   const info = metaInfo(config);
   app.get('/meta/info', { config: route }, async () => info);
+  const shown = publicConfig(config);
+  app.get('/meta/config', { config: route }, async () => shown);
 }

@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import { unwrap } from './env';
+import { configSchema, DURATION_SCHEMAS, SECRET_SCHEMAS, type Config } from './schema';
+
+/**
+ * The configuration as Flipt's `GET /meta/config` shows it: Go's JSON field names (camelCase),
+ * secrets left out altogether (Flipt tags them `json:"-"`), durations in nanoseconds (Go's
+ * time.Duration). Map keys (headers, metadata) are kept as written.
+ */
+function marked(set: WeakSet<z.ZodType>, schema: z.ZodType): boolean {
+  let s: z.ZodType | undefined = schema;
+  for (let i = 0; s && i < 6; i++) {
+    if (set.has(s)) return true;
+    const inner: { innerType?: z.ZodType; in?: z.ZodType } = (s as unknown as { def: { innerType?: z.ZodType; in?: z.ZodType } }).def;
+    s = inner.innerType ?? inner.in;
+  }
+  return false;
+}
+
+const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+const OMIT = Symbol('omit');
+
+function walk(schema: z.ZodType, value: unknown): unknown {
+  if (marked(SECRET_SCHEMAS, schema)) return OMIT;
+  if (marked(DURATION_SCHEMAS, schema)) return typeof value === 'number' ? Math.round(value * 1_000_000) : value;
+  const def = (unwrap(schema) as unknown as { def: { type: string; shape?: Record<string, z.ZodType>; valueType?: z.ZodType } }).def;
+  if (def.type === 'object' && def.shape && value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const shown = def.shape[k] ? walk(def.shape[k], v) : v;
+      if (shown !== OMIT && shown !== undefined) out[camel(k)] = shown;
+    }
+    return out;
+  }
+  return value;
+}
+
+export function publicConfig(config: Config): Record<string, unknown> {
+  return walk(configSchema, config) as Record<string, unknown>;
+}
