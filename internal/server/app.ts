@@ -97,7 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  installNotFound(app);
+  installNotFound(app, deps.logger);
   installJsonBody(app);
   if (deps.config.cors.enabled) await installCors(app, deps.config.cors);
 

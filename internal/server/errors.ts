@@ -88,11 +88,13 @@ export function describeError(error: unknown, requestId: string, logger: Logger)
   if (isPennonError(error)) {
     const { status, code } = BY_KIND[error.kind];
     if (status >= 500) logger.error({ err: error.cause ?? error, reqId: requestId }, error.message);
+    else logger.debug({ reqId: requestId, status, reason: error.message }, 'request refused');
     const message = error.kind === 'internal' ? `internal error (request id ${requestId})` : error.message;
     return { status, code, message };
   }
   const status = (error as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
+    logger.debug({ reqId: requestId, status, reason: (error as FastifyError).code }, 'request refused');
     return { status, code: codeForStatus(status), message: clientMessage(error as FastifyError) };
   }
   logger.error({ err: error, reqId: requestId }, 'unhandled error');
@@ -127,7 +129,7 @@ function clientMessage(error: FastifyError): string {
  * `Method Not Allowed`, as grpc-gateway does. A second router mirrors the routes to tell
  * the two apart without touching the hot path.
  */
-export function installNotFound(app: FastifyInstance): void {
+export function installNotFound(app: FastifyInstance, logger?: Logger): void {
   const mirror = FindMyWay({ ignoreTrailingSlash: true });
   const noop = () => undefined;
   app.addHook('onRoute', (route) => {
@@ -143,6 +145,7 @@ export function installNotFound(app: FastifyInstance): void {
     const other = (['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const).some(
       (m) => m !== request.method && mirror.find(m, path) !== null,
     );
+    logger?.debug({ reqId: request.id, status: other ? 501 : 404, reason: 'no such route' }, 'request refused');
     return other
       ? sendError(request, reply, 501, GRPC.UNIMPLEMENTED, 'Method Not Allowed')
       : sendError(request, reply, 404, GRPC.NOT_FOUND, 'Not Found');

@@ -1,0 +1,37 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../internal/config';
+import { startService, type RunningService } from '../../../internal/service';
+import { backends } from '../../support/backends';
+
+/** Every error response carries X-Request-Id, and the log line about it carries the same id. */
+describe('request ids in error responses and logs', () => {
+  const lines: Record<string, unknown>[] = [];
+  let service: RunningService;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const db = await backends()[0].create();
+    cleanup = db.cleanup;
+    const { config } = loadConfig({ env: { PENNON_DB_URL: db.url, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0' } });
+    service = await startService(config, pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) }));
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await cleanup?.();
+  });
+
+  it.each([
+    ['GET', '/api/v1/flags/missing', undefined, 404],
+    ['POST', '/api/v1/flags', '{"key":', 400],
+    ['POST', '/evaluate/v1/variant', '{"flagKey":"missing","entityId":"e"}', 404], // the fast lane
+    ['GET', '/no/such/route', undefined, 404],
+  ])('%s %s', async (method, path, body, status) => {
+    const res = await fetch(service.url + path, { method, body, headers: body ? { 'content-type': 'application/json' } : {} });
+    expect(res.status).toBe(status);
+    const id = res.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(lines.some((l) => l.reqId === id)).toBe(true);
+  });
+});
