@@ -1,11 +1,13 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { onEvaluation, type EvaluationEvent } from './evaluations';
+import { TallyCounter, TallyHistogram, type HistogramSeries } from './tally';
 
 /**
  * Pennon's Prometheus metrics, one set per service. Names are `<namespace>_…` (default
  * `service`, `metrics.namespace: flipt` gives Flipt's names, so Flipt dashboards keep working);
  * the process and Node.js default metrics keep their standard names, as Go's do in Flipt.
- * Label children are cached, so that recording an evaluation costs a few map lookups.
+ * Evaluation and HTTP metrics are tallies (tally.ts): recording one costs a map lookup and a few
+ * additions, not prom-client's label hashing.
  */
 
 export interface CacheCounters {
@@ -27,21 +29,33 @@ export interface PoolStats {
   waiting: number;
 }
 
+interface FlagSeries {
+  requests: { value: number };
+  errors: { value: number } | null;
+  latency: HistogramSeries;
+}
+
+interface HttpSeries {
+  count: { value: number };
+  duration: HistogramSeries;
+}
+
 export class Metrics implements CacheCounters {
   readonly registry = new Registry();
   private readonly cacheHits: Counter<'cache'>;
   private readonly cacheMisses: Counter<'cache'>;
   private readonly cacheErrors: Counter<'cache'>;
-  private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
-  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly serverErrors: Counter;
-  private readonly evalRequests: Counter<'namespace' | 'flag'>;
-  private readonly evalResults: Counter<'namespace' | 'flag' | 'match' | 'segment' | 'reason' | 'value' | 'type'>;
-  private readonly evalErrors: Counter<'namespace' | 'flag'>;
-  private readonly evalLatency: Histogram<'namespace' | 'flag'>;
-  private readonly flagSeries = new Map<string, { requests: ReturnType<Counter<'namespace' | 'flag'>['labels']>; latency: ReturnType<Histogram<'namespace' | 'flag'>['labels']> }>();
-  private readonly resultSeries = new Map<string, ReturnType<Counter<'namespace' | 'flag' | 'match' | 'segment' | 'reason' | 'value' | 'type'>['labels']>>();
-  private readonly httpSeries = new Map<string, { count: ReturnType<Counter<'method' | 'route' | 'status'>['labels']>; duration: ReturnType<Histogram<'method' | 'route' | 'status'>['labels']> }>();
+  // The hot path's metrics: plain numbers per series (see tally.ts).
+  private readonly httpRequests: TallyCounter;
+  private readonly httpDuration: TallyHistogram;
+  private readonly evalRequests: TallyCounter;
+  private readonly evalResults: TallyCounter;
+  private readonly evalErrors: TallyCounter;
+  private readonly evalLatency: TallyHistogram;
+  private readonly flagSeries = new Map<string, FlagSeries>();
+  private readonly resultSeries = new Map<string, { value: number }>();
+  private readonly httpSeries = new Map<string, HttpSeries>();
 
   constructor(readonly namespace = 'service', options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -50,30 +64,13 @@ export class Metrics implements CacheCounters {
     this.cacheHits = new Counter({ name: n('cache_hit_total'), help: 'Cache lookups that found an entry', labelNames: ['cache'], registers });
     this.cacheMisses = new Counter({ name: n('cache_miss_total'), help: 'Cache lookups that found nothing', labelNames: ['cache'], registers });
     this.cacheErrors = new Counter({ name: n('cache_error_total'), help: 'Cache operations that failed (served without the cache)', labelNames: ['cache'], registers });
-    this.httpRequests = new Counter({ name: n('http_requests_total'), help: 'HTTP requests by route pattern', labelNames: ['method', 'route', 'status'], registers });
-    this.httpDuration = new Histogram({
-      name: n('http_request_duration_seconds'),
-      help: 'HTTP request duration by route pattern',
-      labelNames: ['method', 'route', 'status'],
-      buckets: HTTP_BUCKETS_S,
-      registers,
-    });
     this.serverErrors = new Counter({ name: n('server_errors_total'), help: 'Requests answered with an error status', registers });
-    this.evalRequests = new Counter({ name: n('evaluations_requests_total'), help: 'Flag evaluations', labelNames: ['namespace', 'flag'], registers });
-    this.evalResults = new Counter({
-      name: n('evaluations_results_total'),
-      help: 'Successful flag evaluations by outcome',
-      labelNames: ['namespace', 'flag', 'match', 'segment', 'reason', 'value', 'type'],
-      registers,
-    });
-    this.evalErrors = new Counter({ name: n('evaluations_errors_total'), help: 'Flag evaluations that failed', labelNames: ['namespace', 'flag'], registers });
-    this.evalLatency = new Histogram({
-      name: n('evaluations_latency_milliseconds'),
-      help: 'Flag evaluation latency',
-      labelNames: ['namespace', 'flag'],
-      buckets: EVALUATION_BUCKETS_MS,
-      registers,
-    });
+    this.httpRequests = new TallyCounter(this.registry, n('http_requests_total'), 'HTTP requests by route pattern');
+    this.httpDuration = new TallyHistogram(this.registry, n('http_request_duration_seconds'), 'HTTP request duration by route pattern', HTTP_BUCKETS_S);
+    this.evalRequests = new TallyCounter(this.registry, n('evaluations_requests_total'), 'Flag evaluations');
+    this.evalResults = new TallyCounter(this.registry, n('evaluations_results_total'), 'Successful flag evaluations by outcome');
+    this.evalErrors = new TallyCounter(this.registry, n('evaluations_errors_total'), 'Flag evaluations that failed');
+    this.evalLatency = new TallyHistogram(this.registry, n('evaluations_latency_milliseconds'), 'Flag evaluation latency', EVALUATION_BUCKETS_MS);
   }
 
   hit(cache: string): void {
@@ -102,30 +99,34 @@ export class Metrics implements CacheCounters {
         series = this.flagSeries.get(key);
       }
       if (!series) {
-        const labels = { namespace: event.namespace, flag };
-        series = { requests: this.evalRequests.labels(labels), latency: this.evalLatency.labels(labels) };
+        const labels = () => ({ namespace: event.namespace, flag });
+        series = { requests: this.evalRequests.series_(key, labels), errors: null, latency: this.evalLatency.series_(key, labels) };
         this.flagSeries.set(key, series);
       }
     }
-    series.requests.inc();
-    series.latency.observe(event.durationMs);
+    series.requests.value++;
+    this.evalLatency.observe(series.latency, event.durationMs);
     const r = event.result;
     if (!r) {
-      this.evalErrors.inc({ namespace: event.namespace, flag });
+      series.errors ??= this.evalErrors.series_(key, () => ({ namespace: event.namespace, flag }));
+      series.errors.value++;
       return;
     }
-    const segment = r.segments.join(',');
+    const segment = r.segments.length === 0 ? '' : r.segments.length === 1 ? r.segments[0] : r.segments.join(',');
     const resultKey = `${key}\u0000${event.type}\u0000${r.match}\u0000${segment}\u0000${r.reason}\u0000${r.value}`;
     let result = this.resultSeries.get(resultKey);
     if (!result) {
-      result =
+      // Outcomes per flag are few (variants × reasons × segments); still, keep the map bounded.
+      if (this.resultSeries.size >= MAX_FLAG_SERIES * 4) return;
+      const ns = event.namespace;
+      result = this.evalResults.series_(resultKey, (): Record<string, string> =>
         event.type === 'boolean'
-          ? this.evalResults.labels({ namespace: event.namespace, flag, value: r.value, reason: r.reason, type: 'boolean' })
-          : this.evalResults.labels({ namespace: event.namespace, flag, match: String(r.match), segment, reason: r.reason, value: r.value, type: 'variant' });
-      // Variant values come from a bounded set per flag; still, keep the map from growing for ever.
-      if (this.resultSeries.size < MAX_FLAG_SERIES * 4) this.resultSeries.set(resultKey, result);
+          ? { namespace: ns, flag, value: r.value, reason: r.reason, type: 'boolean' }
+          : { namespace: ns, flag, match: String(r.match), segment, reason: r.reason, value: r.value, type: 'variant' },
+      );
+      this.resultSeries.set(resultKey, result);
     }
-    result.inc();
+    result.value++;
   }
 
   /** One HTTP request, by route pattern (never the raw path: cardinality stays bounded). */
@@ -133,12 +134,12 @@ export class Metrics implements CacheCounters {
     const key = `${method} ${route} ${status}`;
     let series = this.httpSeries.get(key);
     if (!series) {
-      const labels = { method, route, status: String(status) };
-      series = { count: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) };
+      const labels = () => ({ method, route, status: String(status) });
+      series = { count: this.httpRequests.series_(key, labels), duration: this.httpDuration.series_(key, labels) };
       this.httpSeries.set(key, series);
     }
-    series.count.inc();
-    series.duration.observe(seconds);
+    series.count.value++;
+    this.httpDuration.observe(series.duration, seconds);
     if (status >= 400) this.serverErrors.inc(); // Flipt counts every request answered with an error
   }
 
