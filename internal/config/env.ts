@@ -22,6 +22,8 @@ interface Def {
   shape?: Record<string, z.ZodType>;
   valueType?: z.ZodType;
   options?: z.ZodType[];
+  /** An object's schema for keys outside its shape (`storage.<name>`), when it has one. */
+  catchall?: z.ZodType;
 }
 
 function defOf(schema: z.ZodType): Def {
@@ -75,17 +77,21 @@ function resolve(schema: z.ZodType, tokens: string[]): string[] | null {
       const rest = resolve(child, tokens.slice(n));
       if (rest) return [key, ...rest];
     }
+    // Named entries beside fixed keys (`storage.<name>`): resolved like a record's.
+    if (def.catchall && defOf(def.catchall).type !== 'never') return resolveEntry(def.catchall, tokens);
     return null;
   }
-  if (def.type === 'record' && def.valueType) {
-    const valueDef = defOf(unwrap(def.valueType));
-    if (valueDef.type !== 'object') return [tokens.join('_')];
-    // Map keys are user names: the shortest key after which the rest still resolves.
-    for (let n = 1; n < tokens.length; n++) {
-      const rest = resolve(def.valueType, tokens.slice(n));
-      if (rest && rest.length > 0) return [tokens.slice(0, n).join('_'), ...rest];
-    }
-    return null;
+  if (def.type === 'record' && def.valueType) return resolveEntry(def.valueType, tokens);
+  return null;
+}
+
+/** A map entry: the first tokens are the user's key, the rest a path inside the value. */
+function resolveEntry(valueType: z.ZodType, tokens: string[]): string[] | null {
+  if (defOf(unwrap(valueType)).type !== 'object') return [tokens.join('_')];
+  // Map keys are user names: the shortest key after which the rest still resolves.
+  for (let n = 1; n < tokens.length; n++) {
+    const rest = resolve(valueType, tokens.slice(n));
+    if (rest && rest.length > 0) return [tokens.slice(0, n).join('_'), ...rest];
   }
   return null;
 }
@@ -94,7 +100,7 @@ function leafAt(schema: z.ZodType, path: string[]): z.ZodType {
   let node = schema;
   for (const key of path) {
     const def = defOf(unwrap(node));
-    node = def.type === 'record' ? (def.valueType as z.ZodType) : (def.shape as Record<string, z.ZodType>)[key];
+    node = def.type === 'record' ? (def.valueType as z.ZodType) : ((def.shape as Record<string, z.ZodType>)[key] ?? (def.catchall as z.ZodType));
   }
   return node;
 }

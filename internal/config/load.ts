@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { deepMerge, envTree } from './env';
+import { gitChecks } from './git';
 import { defaultDatabaseUrl } from './paths';
 import { configSchema, type Config } from './schema';
 
@@ -60,6 +61,7 @@ function crossChecks(config: Config): string[] {
   }
   if (tokens.cleanup.interval <= 0) problems.push('authentication.methods.token.cleanup.interval: must be greater than 0');
   if (tokens.cleanup.grace_period <= 0) problems.push('authentication.methods.token.cleanup.grace_period: must be greater than 0');
+  problems.push(...gitChecks(config));
   return problems;
 }
 

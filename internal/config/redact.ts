@@ -21,9 +21,9 @@ function isSecret(schema: z.ZodType): boolean {
 
 function walk(schema: z.ZodType, value: unknown): unknown {
   if (isSecret(schema)) return value === '' || value === undefined ? value : REDACTED;
-  const def = (unwrap(schema) as unknown as { def: { type: string; shape?: Record<string, z.ZodType>; valueType?: z.ZodType } }).def;
+  const def = (unwrap(schema) as unknown as { def: { type: string; shape?: Record<string, z.ZodType>; valueType?: z.ZodType; catchall?: z.ZodType } }).def;
   if (def.type === 'object' && def.shape && value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, def.shape![k] ? walk(def.shape![k], v) : v]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, def.shape![k] ? walk(def.shape![k], v) : def.catchall ? walk(def.catchall, v) : v]));
   }
   if (def.type === 'record' && def.valueType && value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(def.valueType!, v)]));

@@ -109,10 +109,81 @@ const evaluation = z.strictObject({
   refresh_interval: duration('1s'),
 });
 
-const storage = z.strictObject({
-  type: z.enum(['database']).default('database'),
-  /** The evaluation tier of a read/write split: reads and evaluations only; writes get Flipt's read-only error. */
-  read_only: z.boolean().default(false),
+/**
+ * A Git repository flags are read from (Flipt v2's `storage.<key>`; reference flipt-v2-git.md
+ * §1.3). Cross-references (credentials) and `poll_interval >= 1s` are checked at load
+ * (internal/config/git.ts), where the message can name the key.
+ */
+const gitStorage = z.strictObject(
+  {
+    /** http(s) only: isomorphic-git has no ssh, git:// or file:// transport (docs/DECISIONS.md). */
+    remote: z
+      .string()
+      .default('')
+      .refine((url) => url === '' || /^https?:\/\/[^/]/i.test(url), 'must be an http:// or https:// URL'),
+    branch: z.string().min(1).default('main'),
+    poll_interval: duration('30s'),
+    /** A key of `credentials`. */
+    credentials: z.string().default(''),
+    ca_cert_path: z.string().default(''),
+    ca_cert_bytes: z.string().default(''),
+    insecure_skip_tls: z.boolean().default(false),
+    backend: z
+      .strictObject({
+        /** memory: cloned again at every start; local: a Git directory kept between starts. */
+        type: z.enum(['memory', 'local']).default('memory'),
+        path: z.string().default(''),
+      })
+      .prefault({}),
+  },
+  // Any key of `storage` besides type/read_only is a named Git storage: say so when it is not one.
+  { error: (issue) => (issue.code === 'invalid_type' ? 'expected a Git storage (remote, branch, …) or one of type, read_only' : undefined) },
+);
+
+/**
+ * Flipt v1's `{type: database, read_only}`, plus Flipt v2's named Git storages as the other keys
+ * (`storage.flags.remote`), so both configurations read unchanged. `type` and `read_only`
+ * therefore cannot name a Git storage.
+ */
+const storage = z
+  .object({
+    type: z.enum(['database']).default('database'),
+    /** The evaluation tier of a read/write split: reads and evaluations only; writes get Flipt's read-only error. */
+    read_only: z.boolean().default(false),
+  })
+  .catchall(gitStorage);
+
+/** Git transport credentials (`credentials.<key>`); Flipt's `type` may be given or inferred. */
+const credential = z.strictObject({
+  type: z.enum(['basic', 'access_token']).optional(),
+  basic: z
+    .strictObject({
+      username: z.string().default(''),
+      password: secret(z.string().default('')),
+    })
+    .optional(),
+  /** Sent as HTTP basic `x-token-auth:<token>`, as Flipt does (any username works on the big hosts). */
+  access_token: secret(z.string().default('')),
+});
+
+const SCM_TYPES = ['github', 'gitlab', 'gitea', 'bitbucket', 'azure'] as const;
+
+/** Flipt v2's `environments.<key>` (reference §1.2); `name` defaults to the key at load. */
+const environment = z.strictObject({
+  name: z.string().default(''),
+  default: z.boolean().default(false),
+  /** A key of `storage`. */
+  storage: z.string().default('default'),
+  /** The environment's root inside the repository ('' = the repository's root). */
+  directory: z.string().default(''),
+  scm: z
+    .strictObject({
+      type: z.enum(SCM_TYPES).default('github'),
+      credentials: z.string().default(''),
+      api_url: z.string().default(''),
+      webhook: z.strictObject({ secret: secret(z.string().default('')) }).optional(),
+    })
+    .optional(),
 });
 
 const redis = z.strictObject({
@@ -194,6 +265,8 @@ export const configSchema = z.strictObject({
   evaluation: evaluation.prefault({}),
   authentication: authentication.prefault({}),
   storage: storage.prefault({}),
+  credentials: z.record(z.string(), credential).default({}),
+  environments: z.record(z.string(), environment).default({}),
   cache: cache.prefault({}),
   metrics: metrics.prefault({}),
   tracing: tracing.prefault({}),
@@ -206,6 +279,9 @@ export type ServerConfig = Config['server'];
 export type DbConfig = Config['db'];
 export type AuthenticationConfig = Config['authentication'];
 export type StorageConfig = Config['storage'];
+export type GitStorageConfig = z.output<typeof gitStorage>;
+export type CredentialConfig = z.output<typeof credential>;
+export type EnvironmentConfig = z.output<typeof environment>;
 export type CacheConfig = Config['cache'];
 export type MetricsConfig = Config['metrics'];
 export type TracingConfig = Config['tracing'];
