@@ -16,6 +16,20 @@ function commit() {
 }
 
 /**
+ * The licence issuer's Ed25519 public key (32 raw bytes, base64url) that this build verifies
+ * licences against: a release build sets PENNON_LICENSE_ISSUER_KEY to the vendor's key; without
+ * it the bundle falls back to the test issuer (internal/license/issuer.ts). A malformed value
+ * fails the build rather than producing an executable that accepts no licence.
+ */
+function licenseIssuer() {
+  const key = (process.env.PENNON_LICENSE_ISSUER_KEY ?? '').trim();
+  if (key !== '' && (!/^[A-Za-z0-9_-]{43}$/.test(key) || Buffer.from(key, 'base64url').length !== 32)) {
+    throw new Error('PENNON_LICENSE_ISSUER_KEY must be an Ed25519 public key: 32 bytes in base64url (43 characters)');
+  }
+  return key;
+}
+
+/**
  * umzug's command-line front end pulls in @rushstack's CLI framework (~70 ms of start-up) and
  * is never used here (migrations run through the API): the bundle gets an empty module instead.
  */
@@ -73,6 +87,7 @@ await build({
     __PENNON_VERSION__: JSON.stringify(pkg.version),
     __PENNON_COMMIT__: JSON.stringify(commit()),
     __PENNON_BUILD_DATE__: JSON.stringify(new Date().toISOString()),
+    __PENNON_LICENSE_ISSUER__: JSON.stringify(licenseIssuer()),
   },
   banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',
