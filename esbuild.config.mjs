@@ -83,6 +83,11 @@ await build({
   minifySyntax: true,
   legalComments: 'none',
   loader: { '.sql': 'text' },
+  // The single executable cannot run `import()` (Node has no dynamic-import callback for a SEA's
+  // script: ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and some packages import built-ins that way
+  // (OpenTelemetry's OTLP/HTTP exporter: `import('http')`): esbuild turns every `import()` into
+  // a `require` instead.
+  supported: { 'dynamic-import': false },
   define: {
     __PENNON_VERSION__: JSON.stringify(pkg.version),
     __PENNON_COMMIT__: JSON.stringify(commit()),

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Clock } from '../core';
 import type { Metrics } from '../telemetry';
+import type { Tracing } from '../telemetry/tracing';
 import { createManagement } from '../management';
 import { AuthService, Authenticator } from '../auth';
 import type { SnapshotCache } from '../snapshots';
@@ -55,6 +56,8 @@ export interface AppDeps {
   health?: HealthState;
   /** Prometheus metrics; without them there is no /metrics (`metrics.enabled: false`). */
   metrics?: Metrics | null;
+  /** OpenTelemetry traces (`tracing.enabled`); none when not given. */
+  tracing?: Tracing | null;
 }
 
 /**
@@ -78,7 +81,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // The evaluation fast lane answers its routes before Fastify sees them (see fast-lane.ts).
     serverFactory: (handler) => {
       const both = lane ? (req: IncomingMessage, res: ServerResponse) => lane(req, res) || handler(req, res) : handler;
-      return createServer(deps.metrics ? measured(both, deps.metrics) : both);
+      const counted = deps.metrics ? measured(both, deps.metrics) : both;
+      return createServer(deps.tracing ? deps.tracing.requests(counted) : counted);
     },
     ...(accessLog && { loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: false }) }),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
@@ -93,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler(errorHandler(deps.logger));
+  deps.tracing?.nameRoutes(app);
   installAuthGate(app, gate);
   app.addHook('preClose', async () => {
     closing = true;

@@ -2,6 +2,7 @@ import type { DbConfig } from '../config';
 import type { Clock } from '../core';
 import { openDatabase, prepareSchema, storeFor, type Connection, type Store } from '../storage';
 import type { PoolOptions } from '../storage/sql';
+import type { Tracing } from '../telemetry/tracing';
 
 export interface OpenedStore {
   connection: Connection;
@@ -31,9 +32,10 @@ export function poolOptions(db: DbConfig): PoolOptions {
   };
 }
 
-export function openStore(db: DbConfig, clock: Clock): OpenedStore {
+/** With tracing, the store's queries are traced (the connection itself, for migrations and locks, is not). */
+export function openStore(db: DbConfig, clock: Clock, tracing: Tracing | null = null): OpenedStore {
   const connection = openDatabase(databaseUrl(db), poolOptions(db));
-  return { connection, store: storeFor(connection, clock) };
+  return { connection, store: storeFor(tracing ? tracing.queries(connection) : connection, clock) };
 }
 
 /**

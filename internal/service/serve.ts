@@ -6,6 +6,7 @@ import { buildApp, HealthState } from '../server';
 import { AuthService, Authenticator, startCleanup } from '../auth';
 import { linkInstances, MemoryCache, RedisCache, SharedSnapshotSource, type Cache } from '../cache';
 import { Metrics, type CacheCounters } from '../telemetry';
+import { startTracing } from '../telemetry/tracing';
 import { SnapshotCache } from '../snapshots';
 import { prepareSchema, type Store } from '../storage';
 import { openStore } from './database';
@@ -47,7 +48,9 @@ function openCache(config: Config, logger: Logger, counters: CacheCounters | nul
  * `serve` and the end-to-end tests use this; nothing here knows about signals or exit codes.
  */
 export async function startService(config: Config, logger: Logger, clock: Clock = systemClock()): Promise<RunningService> {
-  const { connection, store } = openStore(config.db, clock);
+  // Tracing first: the store's queries and the app's requests are traced from their creation.
+  const tracing = config.tracing.enabled ? await startTracing(config.tracing, logger) : null;
+  const { connection, store } = openStore(config.db, clock, tracing);
   let openedCache: Cache | null = null;
   let stopRecording = () => undefined as void;
   try {
@@ -77,7 +80,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
       await connection.withMigrationLock(() => bootstrapToken(auth, tokens, logger));
       stopCleanup = startCleanup(auth, tokens.cleanup, logger);
     }
-    const app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health, metrics });
+    const app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health, metrics, tracing });
     await app.listen({ host: config.server.host, port: config.server.http_port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.server.http_port;
@@ -105,6 +108,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
           stopCleanup();
           await cache?.close();
           await connection.close();
+          await tracing?.shutdown(); // after the last request: its spans are exported too
         }
       })());
     return { app, store, url, stop };
@@ -112,6 +116,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     stopRecording();
     await openedCache?.close();
     await connection.close();
+    await tracing?.shutdown();
     throw err;
   }
 }

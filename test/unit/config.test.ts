@@ -90,6 +90,15 @@ describe('configuration', () => {
     ]);
   });
 
+  it('rejects tracing settings out of range, naming the key', () => {
+    expect(problemsOf(() => loadConfig({ env: { PENNON_TRACING_SAMPLING_RATIO: '2' } }))).toEqual([
+      expect.stringMatching(/^tracing\.sampling_ratio \(from PENNON_TRACING_SAMPLING_RATIO\): .*1/),
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { PENNON_TRACING_PROPAGATORS: 'tracecontext b3' } }))).toEqual([
+      expect.stringMatching(/^tracing\.propagators\.1: expected one of "tracecontext"/),
+    ]);
+  });
+
   it('reports YAML syntax errors and an unreadable file', () => {
     expect(problemsOf(() => loadConfig({ path: yamlFile('server: [1,\n'), env: {} }))[0]).toMatch(/config\.yml/);
     expect(problemsOf(() => loadConfig({ path: '/nonexistent/pennon.yml', env: {} }))).toEqual([

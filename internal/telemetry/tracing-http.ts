@@ -1,0 +1,126 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createContextKey,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type ContextManager,
+  type Span,
+  type TextMapPropagator,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { FastifyInstance } from 'fastify';
+import type { RequestHandler } from './tracing';
+
+/** What the span makers share: our own tracer, context manager and propagator (none global). */
+export interface TracingCore {
+  tracer: Tracer;
+  contexts: ContextManager;
+  propagator: TextMapPropagator | null;
+}
+
+/** A query started (compiled) on behalf of a request and not finished yet (see tracing-db.ts). */
+export interface PendingQuery {
+  end(endTime: number, failed: boolean): void;
+}
+
+/** One traced request: its span, its route pattern once known, its unfinished queries. */
+export interface RequestTrace {
+  span: Span;
+  method: string;
+  /** The route pattern; "" when Fastify matched none (a 404). */
+  route?: string;
+  queries: Map<object, PendingQuery>;
+}
+
+const TRACE = Symbol('pennon.trace');
+type Traced = IncomingMessage & { [TRACE]?: RequestTrace };
+
+/** Where a query finds the request it runs for (its context carries this key). */
+export const REQUEST_KEY = createContextKey('pennon.request');
+
+/**
+ * The paths the evaluation fast lane answers before Fastify (so no Fastify hook names them);
+ * anything else that never reached Fastify's router keeps the bare method as its name, so that
+ * raw paths never become span names.
+ */
+const LANE_ROUTES = new Set(['/evaluate/v1/variant', '/evaluate/v1/boolean']);
+
+const headerGetter = {
+  get: (carrier: IncomingMessage['headers'], key: string) => carrier[key],
+  keys: (carrier: IncomingMessage['headers']) => Object.keys(carrier),
+};
+
+export function tracedRequests(core: TracingCore, handler: RequestHandler): RequestHandler {
+  return (req, res) => {
+    const parent = core.propagator ? core.propagator.extract(ROOT_CONTEXT, req.headers, headerGetter) : ROOT_CONTEXT;
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    const span = core.tracer.startSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path, 'url.scheme': 'http' } },
+      parent,
+    );
+    // Unsampled: the request runs untouched (its evaluations and queries find no recording span).
+    if (!span.isRecording()) return handler(req, res);
+    const state: RequestTrace = { span, method, queries: new Map() };
+    (req as Traced)[TRACE] = state;
+    const context = trace.setSpan(parent, span).setValue(REQUEST_KEY, state);
+    // Body chunks and 'end' are emitted from the socket's parser, outside this call: binding the
+    // request makes their listeners (Fastify's body reading, the fast lane's) run in its context,
+    // and with them everything they await. (The response's events run nothing that makes spans.)
+    core.contexts.bind(context, req);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      finish(state, res, path);
+    };
+    res.once('finish', end);
+    res.once('close', end);
+    core.contexts.with(context, handler, undefined, req, res);
+  };
+}
+
+function finish(state: RequestTrace, res: ServerResponse, path: string): void {
+  const { span } = state;
+  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const route = state.route ?? (LANE_ROUTES.has(bare) ? bare : '');
+  if (route !== '') {
+    span.setAttribute('http.route', route);
+    span.updateName(`${state.method} ${route}`);
+  }
+  if (res.headersSent) span.setAttribute('http.response.status_code', res.statusCode);
+  if (!res.writableFinished) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the response was complete' });
+  } else if (res.statusCode >= 500) {
+    span.setAttribute('error.type', String(res.statusCode));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  // A query without a result by now failed (Kysely tells its plugins only of successes).
+  const end = performance.now();
+  for (const pending of state.queries.values()) pending.end(end, true);
+  state.queries.clear();
+  span.end();
+}
+
+/**
+ * Names each Fastify request after its route pattern (`POST /evaluate/v1/batch`), never the raw
+ * path. Installed before the authentication hook, so that refused requests are named too.
+ */
+export function nameRoutes(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const state = (request.raw as Traced)[TRACE];
+    if (state) state.route = request.routeOptions.url ?? '';
+    done();
+  });
+}
+
+/** The request a query runs for, when it runs inside a sampled, traced request. */
+export function requestOf(context: Context): RequestTrace | undefined {
+  return context.getValue(REQUEST_KEY) as RequestTrace | undefined;
+}
