@@ -1,4 +1,6 @@
+import { constants } from 'node:os';
 import type { Command } from 'commander';
+import type { RunningService } from '../internal/service';
 import { configFrom, fail, type GlobalOptions } from './common';
 
 export function serveCommand(program: Command): void {
@@ -12,24 +14,45 @@ export function serveCommand(program: Command): void {
         const [{ startService }, { createLogger }] = await Promise.all([import('../internal/service'), import('../internal/telemetry')]);
         const logger = createLogger(config.log);
         for (const warning of warnings) logger.warn(warning);
-        const service = await startService(config, logger);
 
-        let signals = 0;
-        const onSignal = (signal: NodeJS.Signals) => {
-          signals += 1;
-          // A second signal means "now": skip the graceful part.
-          if (signals > 1) process.exit(1);
-          logger.info({ signal }, 'shutting down');
-          service.stop().then(
+        let service: RunningService | undefined;
+        const starting = new AbortController();
+        const stopAndExit = () =>
+          service!.stop().then(
             () => process.exit(0),
             (err: unknown) => {
               logger.error({ err }, 'shutdown failed');
               process.exit(1);
             },
           );
+        let signals = 0;
+        // Handlers go in before start-up, which may wait for the database: a signal then ends
+        // the wait instead of killing the process with the gRPC and HTTP listeners open.
+        const onSignal = (signal: NodeJS.Signals) => {
+          signals += 1;
+          if (signals > 1) {
+            // A second signal means "now": skip the graceful part. 128 + the signal's number
+            // (130 for SIGINT, 143 for SIGTERM) is what a shell reports for a process the
+            // signal killed, which is what the operator asked for; 1 stays "shutdown failed".
+            logger.warn({ signal }, 'second signal: exiting at once');
+            process.exit(128 + (constants.signals[signal] ?? 15));
+          }
+          logger.info({ signal }, 'shutting down');
+          if (service) void stopAndExit();
+          else starting.abort();
         };
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
+
+        try {
+          service = await startService(config, logger, undefined, { signal: starting.signal });
+        } catch (err) {
+          // Asked to stop while waiting for the database: nothing was served, a clean exit.
+          if (err instanceof Error && err.name === 'StartCancelled') process.exit(0);
+          throw err;
+        }
+        // A signal that came while the last start-up steps ran: shut down now.
+        if (starting.signal.aborted) void stopAndExit();
       } catch (err) {
         fail(err, globals);
       }

@@ -18,6 +18,7 @@ import { HealthState } from './health';
 import { installPretty } from './pretty';
 import { errorHandler, handleFrameworkError, installNotFound } from './errors';
 import { fastLane } from './fast-lane';
+import { healthLane } from './health-lane';
 import { authRoutes } from './routes/auth';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { evaluationRoutes } from './routes/evaluate';
@@ -72,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const authenticator = deps.authenticator ?? new Authenticator(deps.store, deps.clock);
   const auth = deps.auth ?? new AuthService(deps.store, deps.clock, (id, hash) => authenticator.revoke(id, hash));
   const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, authenticator) : null;
+  const health = deps.health ?? new HealthState();
 
   let closing = false;
   const lane = accessLog
@@ -80,7 +82,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     // The evaluation fast lane answers its routes before Fastify sees them (see fast-lane.ts).
     serverFactory: (handler) => {
-      const both = lane ? (req: IncomingMessage, res: ServerResponse) => lane(req, res) || handler(req, res) : handler;
+      const served = lane ? (req: IncomingMessage, res: ServerResponse) => lane(req, res) || handler(req, res) : handler;
+      // While starting or draining, /health (and, while starting, everything) is answered first.
+      const early = healthLane(health);
+      const both = (req: IncomingMessage, res: ServerResponse) => early(req, res) || served(req, res);
       const counted = deps.metrics ? measured(both, deps.metrics) : both;
       return createServer(deps.tracing ? deps.tracing.requests(counted) : counted);
     },
@@ -107,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.config.cors.enabled) await installCors(app, deps.config.cors);
 
   const management = createManagement(deps.store, deps.config.storage.read_only ? readOnlyWrites() : deps.store);
-  healthRoutes(app, deps.health ?? new HealthState());
+  healthRoutes(app, health);
   if (deps.metrics) installMetrics(app, deps.metrics);
   metaRoutes(app, deps.config);
   authRoutes(app, auth, { tokenMethod: deps.config.authentication.methods.token.enabled });

@@ -10,13 +10,24 @@ import { startTracing } from '../telemetry/tracing';
 import { SnapshotCache } from '../snapshots';
 import { prepareSchema, type Store } from '../storage';
 import { openStore } from './database';
+import { startGrpcHealth } from '../server/grpc-health';
+import { whenReachable, StartCancelled } from './startup';
+
+export { StartCancelled };
+
+export interface StartOptions {
+  /** Aborting it while the service waits for its database at start ends the start (StartCancelled). */
+  signal?: AbortSignal;
+}
 
 export interface RunningService {
   app: FastifyInstance;
   store: Store;
   /** The address the HTTP server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
-  /** Stops accepting, lets in-flight requests finish (bounded by shutdown_timeout), closes the store. */
+  /** The port the gRPC health service listens on (server.grpc_port, or the one picked for 0). */
+  grpcPort: number;
+  /** Health turns NOT_SERVING, stops accepting, lets in-flight requests finish (bounded by shutdown_timeout), closes the store. */
   stop(): Promise<void>;
 }
 
@@ -44,35 +55,50 @@ function openCache(config: Config, logger: Logger, counters: CacheCounters | nul
 }
 
 /**
- * Starts the service: opens and migrates (a fresh) database, builds the app, listens.
+ * Starts the service: the gRPC health service and the HTTP listener first (both answering
+ * NOT_SERVING while starting), then the database — waited for while it is unreachable —
+ * migrated when fresh, the bootstrap token, the poller; then health turns SERVING.
  * `serve` and the end-to-end tests use this; nothing here knows about signals or exit codes.
  */
-export async function startService(config: Config, logger: Logger, clock: Clock = systemClock()): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, clock: Clock = systemClock(), options: StartOptions = {}): Promise<RunningService> {
   // Tracing first: the store's queries and the app's requests are traced from their creation.
   const tracing = config.tracing.enabled ? await startTracing(config.tracing, logger) : null;
+  const health = new HealthState(null, 'starting');
+  const grpc = await startGrpcHealth(health, config.server.host, config.server.grpc_port, logger);
   const { connection, store } = openStore(config.db, clock, tracing);
   let openedCache: Cache | null = null;
   let stopRecording = () => undefined as void;
+  let app: FastifyInstance | undefined;
   try {
-    const { applied } = await prepareSchema(connection);
-    if (applied.length > 0) logger.info({ migrations: applied }, 'database schema created');
     const metrics = config.metrics.enabled ? new Metrics(config.metrics.namespace) : null;
     stopRecording = metrics?.recordEvaluations() ?? stopRecording;
     if (metrics && connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
     const { cache, redis } = openCache(config, logger, metrics);
     openedCache = cache;
-    const health = new HealthState(redis);
+    health.watchCache(redis);
     const snapshots = new SnapshotCache(redis ? new SharedSnapshotSource(store, redis, config.cache.ttl) : store, {
       pollInterval: config.evaluation.refresh_interval,
       logger,
       onPoll: (err) => health.databaseChecked(err),
     });
+    health.watchSnapshots(() => snapshots.holdsAny());
     store.onChange((change) => snapshots.apply(change));
-    snapshots.start();
     // Token lookups are shared for at most the same 1 s as the local cache: a token deleted where
     // no revocation is published (`pennon token delete` in-process, SQL) must stop working as fast.
     const authenticator = new Authenticator(store, clock, 1000, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) });
     const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash));
+    app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health, metrics, tracing });
+    await app.listen({ host: config.server.host, port: config.server.http_port }).catch((err: { code?: string }) => {
+      throw err.code === 'EADDRINUSE' ? new Error(`server.http_port ${config.server.http_port} on ${config.server.host} is in use (EADDRINUSE)`) : err;
+    });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.server.http_port;
+    const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+    const { applied } = await whenReachable(() => prepareSchema(connection), health, logger, options.signal);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'database schema created');
+    if (options.signal?.aborted) throw new StartCancelled();
     if (redis) linkInstances({ bus: redis, store, snapshots, authenticator, logger });
     const tokens = config.authentication.methods.token;
     let stopCleanup = () => undefined as void;
@@ -80,40 +106,42 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
       await connection.withMigrationLock(() => bootstrapToken(auth, tokens, logger));
       stopCleanup = startCleanup(auth, tokens.cleanup, logger);
     }
-    const app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health, metrics, tracing });
-    await app.listen({ host: config.server.host, port: config.server.http_port });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.server.http_port;
-    const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    logger.info({ url, database: connection.describe }, 'pennon is serving');
+    snapshots.start();
+    health.ready();
+    logger.info({ url, grpcPort: grpc.port, database: connection.describe }, 'pennon is serving');
+    const server = app;
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
+        health.drain(); // NOT_SERVING at once, on HTTP and gRPC (Watch streams hear it now)
         const timer = setTimeout(() => {
           logger.warn('shutdown timeout reached; closing remaining connections');
-          app.server.closeAllConnections();
+          server.server.closeAllConnections();
         }, config.server.shutdown_timeout);
         // Keep-alive connections that finish their last request while we drain would otherwise
         // linger until the timeout: close them as soon as they turn idle.
-        const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+        const reaper = setInterval(() => server.server.closeIdleConnections(), 50);
         try {
-          await app.close();
+          await server.close();
         } finally {
           clearTimeout(timer);
           clearInterval(reaper);
           snapshots.stop();
           stopRecording();
           stopCleanup();
+          await grpc.close();
           await cache?.close();
           await connection.close();
           await tracing?.shutdown(); // after the last request: its spans are exported too
         }
       })());
-    return { app, store, url, stop };
+    return { app, store, url, grpcPort: grpc.port, stop };
   } catch (err) {
     stopRecording();
+    health.drain();
+    await app?.close();
+    await grpc.close();
     await openedCache?.close();
     await connection.close();
     await tracing?.shutdown();

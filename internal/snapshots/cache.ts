@@ -139,6 +139,15 @@ export class SnapshotCache {
     this.timer = undefined;
   }
 
+  /**
+   * Whether any existing namespace's snapshot is held — what evaluations can be answered from
+   * while the database is down (health: a database outage without one makes the store unusable).
+   */
+  holdsAny(): boolean {
+    for (const entry of this.entries.values()) if (entry.snapshot && entry.snapshot.revision !== EMPTY_REVISION) return true;
+    return false;
+  }
+
   /** Compares revisions with the database once; stale entries rebuild on their next use. */
   async poll(): Promise<void> {
     if (this.polling) return;

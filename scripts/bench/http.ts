@@ -65,6 +65,7 @@ export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; 
       PENNON_DB_URL: dbUrl,
       PENNON_SERVER_HOST: '127.0.0.1',
       PENNON_SERVER_HTTP_PORT: '0',
+      PENNON_SERVER_GRPC_PORT: '0', // two servers run at once: each its own gRPC health port
       PENNON_LOG_LEVEL: 'info',
       PENNON_LOG_ENCODING: 'json',
     };

@@ -15,7 +15,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function timeToHealth(dir: string, port: number): Promise<number> {
   const started = performance.now();
   const child = spawn(BIN, ['serve'], {
-    env: { ...process.env, PENNON_DB_URL: `file:${join(dir, `db-${port}.sqlite`)}`, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: String(port), PENNON_LOG_LEVEL: 'error' },
+    env: { ...process.env, PENNON_DB_URL: `file:${join(dir, `db-${port}.sqlite`)}`, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: String(port), PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'error' },
     stdio: 'ignore',
   });
   try {

@@ -61,7 +61,7 @@ describe('the single executable, alone in an empty directory', () => {
     const port = await freePort();
     const child: ResultPromise = execa('./pennon', ['serve'], {
       cwd: app,
-      env: envFor({ PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: String(port) }),
+      env: envFor({ PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: String(port), PENNON_SERVER_GRPC_PORT: '0' }),
       extendEnv: false,
       reject: false,
     });

@@ -6,7 +6,8 @@ export const CLI = resolve(__dirname, '../../dist/pennon');
 
 export function pennon(args: string[], options: { env?: Record<string, string>; cwd?: string; input?: string } = {}) {
   return execa(CLI, args, {
-    env: { PENNON_LOG_LEVEL: 'error', ...options.env },
+    // gRPC health on a port of its own (0: any free one), so parallel tests never share 9000.
+    env: { PENNON_LOG_LEVEL: 'error', PENNON_SERVER_GRPC_PORT: '0', ...options.env },
     cwd: options.cwd,
     input: options.input,
     reject: false,
@@ -19,7 +20,7 @@ export function pennon(args: string[], options: { env?: Record<string, string>; 
  */
 export async function serve(env: Record<string, string>, port: number): Promise<{ process: ResultPromise }> {
   const child = execa(CLI, ['serve'], {
-    env: { PENNON_LOG_LEVEL: 'error', PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: String(port), ...env },
+    env: { PENNON_LOG_LEVEL: 'error', PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: String(port), PENNON_SERVER_GRPC_PORT: '0', ...env },
     reject: false,
   });
   const deadline = Date.now() + 10_000;

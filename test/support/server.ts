@@ -68,6 +68,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       env: {
         PENNON_SERVER_HOST: '127.0.0.1',
         PENNON_SERVER_HTTP_PORT: '0',
+        PENNON_SERVER_GRPC_PORT: '0',
         PENNON_LOG_LEVEL: 'silent',
         ...cacheEnv(dbUrl),
         ...env,
