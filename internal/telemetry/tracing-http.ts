@@ -48,6 +48,12 @@ export const REQUEST_KEY = createContextKey('pennon.request');
  */
 const LANE_ROUTES = new Set(['/evaluate/v1/variant', '/evaluate/v1/boolean']);
 
+/**
+ * Probes and scrapes are not traced: a load balancer's health check every few seconds and
+ * Prometheus' scrape would each make a trace, burying the requests worth looking at.
+ */
+const UNTRACED = new Set(['/health', '/metrics']);
+
 const headerGetter = {
   get: (carrier: IncomingMessage['headers'], key: string) => carrier[key],
   keys: (carrier: IncomingMessage['headers']) => Object.keys(carrier),
@@ -60,6 +66,7 @@ export function tracedRequests(core: TracingCore, handler: RequestHandler): Requ
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
+    if (UNTRACED.has(path)) return handler(req, res);
     const span = core.tracer.startSpan(
       method,
       { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path, 'url.scheme': 'http' } },

@@ -68,6 +68,8 @@ describe('tracing over OTLP/HTTP', () => {
     const ofrep = traceparent();
     expectStatus(await server.api.withHeaders({ traceparent: ofrep.header }).post('/ofrep/v1/evaluate/flags/colour', { context: { targetingKey: 'e1' } }), 200);
     expect((await server.api.get('/api/v1/namespaces/default/flags/nope')).status).toBe(404);
+    expect((await server.api.get('/health')).status).toBe(200);
+    expect((await server.api.get('/metrics')).status).toBe(200);
     await server.stop();
     server = undefined;
 
@@ -156,6 +158,8 @@ describe('tracing over OTLP/HTTP', () => {
     expect(known.has(notFound.traceId)).toBe(false);
     expect(notFound).toMatchObject({ parentSpanId: '', name: 'GET /api/v1/namespaces/:namespaceKey/flags/:key', attributes: { 'http.response.status_code': 404 } });
     expect(notFound.status.code ?? 0).toBe(0); // 4xx is the client's error, not the server's
+    // Health probes and metric scrapes make no traces.
+    expect(spans.filter((s) => s.attributes['url.path'] === '/health' || s.attributes['url.path'] === '/metrics')).toEqual([]);
   });
 
   it('sampling_ratio 0 exports no spans for new traces', async () => {
