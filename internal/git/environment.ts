@@ -1,0 +1,103 @@
+import type { Logger } from 'pino';
+import type { NamespaceData } from '../core';
+import type { CompiledNamespace } from '../evaluation';
+import type { EvaluationSource, PartialNamespaceData } from '../storage';
+import type { GitRepository } from './repository';
+import { buildSnapshot, emptySnapshot, FlagFileError, type EnvironmentSnapshot, type GitNamespace } from './snapshot';
+
+/**
+ * One environment (Flipt v2's `environments.<key>`): the snapshot of its directory at the
+ * storage's latest good commit. Evaluations read `snapshot` — one reference, replaced whole
+ * when a new commit has been read and compiled — so a fetch or a rebuild never blocks them.
+ * A commit whose files are invalid leaves the previous snapshot in service (logged with file
+ * and line, counted); like Flipt, that commit is not read again until the branch moves.
+ */
+
+export interface EnvironmentOptions {
+  /** The environment's name (its API key; defaults to its config key). */
+  name: string;
+  directory: string;
+  isDefault: boolean;
+  repository: GitRepository;
+  logger: Logger;
+  /** A commit that could not be turned into a snapshot (the hook for an error counter). */
+  onBuildError?: (environment: string, err: unknown) => void;
+}
+
+export class GitEnvironment implements EvaluationSource {
+  readonly name: string;
+  readonly directory: string;
+  readonly isDefault: boolean;
+  readonly repository: GitRepository;
+  private current: EnvironmentSnapshot = emptySnapshot();
+  /** The last commit read (good or not). */
+  private seen: string | null = null;
+  readonly stats = { builds: 0, buildErrors: 0 };
+
+  constructor(private readonly options: EnvironmentOptions) {
+    this.name = options.name;
+    this.directory = options.directory;
+    this.isDefault = options.isDefault;
+    this.repository = options.repository;
+    this.repository.subscribe((commit) => this.update(commit));
+  }
+
+  /** The snapshot in service. */
+  get snapshot(): EnvironmentSnapshot {
+    return this.current;
+  }
+
+  /** A namespace's compiled snapshot, or undefined when the environment has no such namespace. */
+  compiled(ns: string): CompiledNamespace | undefined {
+    return this.current.namespaces.get(ns)?.compiled;
+  }
+
+  namespace(ns: string): GitNamespace | undefined {
+    return this.current.namespaces.get(ns);
+  }
+
+  /** Asks the storage for a fetch (every environment on it is updated). */
+  requestSync(): Promise<unknown> {
+    return this.repository.requestSync();
+  }
+
+  // EvaluationSource, so a SnapshotCache (or anything written for the database) can sit on top.
+  async loadNamespace(ns: string): Promise<NamespaceData | null> {
+    return this.current.namespaces.get(ns)?.data ?? null;
+  }
+
+  /** A snapshot is rebuilt whole per commit, so partial reads never pay. */
+  async loadFlags(): Promise<PartialNamespaceData | null> {
+    return null;
+  }
+
+  async listRevisions(): Promise<Map<string, string>> {
+    return new Map([...this.current.namespaces].map(([ns, entry]) => [ns, entry.data.revision]));
+  }
+
+  private async update(commit: string): Promise<void> {
+    if (commit === this.seen) return;
+    this.seen = commit;
+    const { logger } = this.options;
+    try {
+      const files = await this.repository.files(commit, this.directory);
+      const next = buildSnapshot(files, commit, await this.repository.committedAt(commit));
+      this.stats.builds++;
+      this.current = next;
+      logger.info({ environment: this.name, commit, namespaces: next.namespaces.size, files: files.length }, 'environment updated');
+    } catch (err) {
+      this.stats.buildErrors++;
+      const first = this.current.commit === '';
+      const fields = { environment: this.name, commit, ...(err instanceof FlagFileError && { file: err.file }), err };
+      logger.error(
+        fields,
+        first
+          ? `invalid flag files: serving an empty environment until a good commit (${messageOf(err)})`
+          : `invalid flag files: keeping the snapshot of commit ${this.current.commit} (${messageOf(err)})`,
+      );
+      this.options.onBuildError?.(this.name, err);
+    }
+  }
+}
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));

@@ -1,0 +1,65 @@
+import type { Logger } from 'pino';
+import { gitStoragesOf, type Config } from '../config';
+import { GitEnvironment } from './environment';
+import { GitRepository } from './repository';
+
+/**
+ * Git-backed environments (Flipt v2's `storage`, `credentials`, `environments`): one repository
+ * per storage key, fetched with isomorphic-git over http(s) and polled every `poll_interval`;
+ * one evaluation snapshot per environment, built from its directory's flag files.
+ */
+export { GitEnvironment, type EnvironmentOptions } from './environment';
+export { GitRepository, type RepositoryOptions, type SyncResult } from './repository';
+export { buildSnapshot, emptySnapshot, FlagFileError, isFlagFile, type EnvironmentSnapshot, type FlagFile, type GitNamespace } from './snapshot';
+export { SyncQueue } from './sync-queue';
+
+export interface GitEnvironmentsOptions {
+  config: Config;
+  logger: Logger;
+  /** Counter hooks: a failed fetch (per storage), a commit that did not build (per environment). */
+  onFetchError?: (storage: string, err: unknown) => void;
+  onBuildError?: (environment: string, err: unknown) => void;
+}
+
+export class GitEnvironments {
+  /** By name (the API's environment key). */
+  readonly environments = new Map<string, GitEnvironment>();
+  /** By storage key. */
+  readonly repositories = new Map<string, GitRepository>();
+  readonly default: GitEnvironment | undefined;
+
+  constructor(options: GitEnvironmentsOptions) {
+    const { config, logger } = options;
+    const storages = gitStoragesOf(config.storage);
+    for (const env of Object.values(config.environments)) {
+      let repository = this.repositories.get(env.storage);
+      if (!repository) {
+        const storage = storages.get(env.storage)!; // checked at load
+        const credential = storage.credentials === '' ? undefined : config.credentials[storage.credentials];
+        repository = new GitRepository({ key: env.storage, storage, credential, logger, onFetchError: options.onFetchError });
+        this.repositories.set(env.storage, repository);
+      }
+      this.environments.set(env.name, new GitEnvironment({ name: env.name, directory: env.directory, isDefault: env.default, repository, logger, onBuildError: options.onBuildError }));
+    }
+    this.default = [...this.environments.values()].find((e) => e.isDefault);
+  }
+
+  /**
+   * The first fetch of every repository, then polling. A repository that cannot be fetched or
+   * read leaves its environments empty (logged) and is retried by the poller: the service
+   * starts either way.
+   */
+  async start(): Promise<void> {
+    await Promise.all([...this.repositories.values()].map((r) => r.requestSync()));
+    for (const repository of this.repositories.values()) repository.startPolling();
+  }
+
+  /** The environment by name, or the default one when no name is given. */
+  get(name?: string): GitEnvironment | undefined {
+    return name === undefined || name === '' ? this.default : this.environments.get(name);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.repositories.values()].map((r) => r.stop()));
+  }
+}

@@ -1,0 +1,140 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/**
+ * A real Git remote on 127.0.0.1: the machine's `git http-backend` (smart HTTP, what GitHub and
+ * GitLab speak) behind a small Node server, over a bare repository in a temporary directory.
+ * Commits are made with the git CLI in a work tree and pushed to the bare repository directly.
+ * The server can demand an Authorization header, and counts fetches (upload-pack requests).
+ */
+
+const HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
+
+export interface GitRemoteOptions {
+  /** Demand exactly this Authorization header (else 401). */
+  authorization?: string;
+  branch?: string;
+}
+
+export interface GitRemote {
+  /** http://127.0.0.1:<port>/flags.git */
+  url: string;
+  branch: string;
+  /** `POST …/git-upload-pack` requests answered (each fetch makes one or two). */
+  uploadPacks: number;
+  /** Requests refused for their Authorization header. */
+  unauthorized: number;
+  /** Writes the files (path → text; null deletes), commits and pushes; returns the commit. */
+  commit(files: Record<string, string | null>, message?: string): string;
+  close(): Promise<void>;
+}
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_NOSYSTEM: '1', HOME: cwd },
+  }).trim();
+
+export async function startGitRemote(options: GitRemoteOptions = {}): Promise<GitRemote> {
+  const root = mkdtempSync(join(tmpdir(), 'pennon-git-remote-'));
+  const bare = join(root, 'flags.git');
+  const work = join(root, 'work');
+  const branch = options.branch ?? 'main';
+  git(root, 'init', '-q', '--bare', `--initial-branch=${branch}`, bare);
+  git(root, 'init', '-q', `--initial-branch=${branch}`, work);
+
+  const state = { uploadPacks: 0, unauthorized: 0 };
+  const server = createServer((req, res) => {
+    if (options.authorization !== undefined && req.headers.authorization !== options.authorization) {
+      state.unauthorized++;
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end('unauthorized');
+      return;
+    }
+    if (req.method === 'POST' && req.url?.includes('git-upload-pack')) state.uploadPacks++;
+    cgi(root, req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/flags.git`,
+    branch,
+    get uploadPacks() {
+      return state.uploadPacks;
+    },
+    get unauthorized() {
+      return state.unauthorized;
+    },
+    commit(files, message = 'change flags') {
+      for (const [path, text] of Object.entries(files)) {
+        const full = join(work, path);
+        if (text === null) rmSync(full, { force: true });
+        else {
+          mkdirSync(dirname(full), { recursive: true });
+          writeFileSync(full, text);
+        }
+      }
+      git(work, 'add', '-A');
+      git(work, 'commit', '-q', '--allow-empty', '-m', message);
+      git(work, 'push', '-q', bare, `HEAD:refs/heads/${branch}`);
+      return git(work, 'rev-parse', 'HEAD');
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          rmSync(root, { recursive: true, force: true });
+          resolve();
+        });
+      }),
+  };
+}
+
+/** The CGI bridge: request → git http-backend's stdin/env, its output → status, headers, body. */
+function cgi(root: string, req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? '/', 'http://x');
+  const child = spawn(HTTP_BACKEND, [], {
+    env: {
+      GIT_PROJECT_ROOT: root,
+      GIT_HTTP_EXPORT_ALL: '1',
+      PATH_INFO: url.pathname,
+      QUERY_STRING: url.search.slice(1),
+      REQUEST_METHOD: req.method ?? 'GET',
+      CONTENT_TYPE: req.headers['content-type'] ?? '',
+      ...(req.headers['content-encoding'] && { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) }),
+      ...(req.headers['git-protocol'] && { GIT_PROTOCOL: String(req.headers['git-protocol']) }),
+      REMOTE_ADDR: '127.0.0.1',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+    },
+  });
+  req.pipe(child.stdin);
+  let head = Buffer.alloc(0);
+  let headersDone = false;
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (headersDone) {
+      res.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf('\r\n\r\n');
+    if (end === -1) return;
+    headersDone = true;
+    let status = 200;
+    for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
+      const colon = line.indexOf(':');
+      const name = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
+      else res.setHeader(name, value);
+    }
+    res.writeHead(status);
+    res.write(head.subarray(end + 4));
+  });
+  child.stdout.on('end', () => res.end());
+  child.on('error', () => res.writeHead(500).end());
+}
