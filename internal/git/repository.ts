@@ -157,7 +157,14 @@ export class GitRepository {
       this.stats.fetchErrors++;
       logger.error({ err, storage: this.key, remote: safeRemote(storage.remote), branch: storage.branch }, 'error performing fetch');
       this.options.onFetchError?.(this.key, err);
-      return { commit: this.commit, error: err };
+      // A local repository still holds what it fetched before this start: serve that meanwhile
+      // (Flipt's `fetch_policy: lenient`, which we apply to every failure, not only network ones).
+      const kept = this.commit === null ? await this.fetchedBefore() : null;
+      if (kept === null) return { commit: this.commit, error: err };
+      logger.warn({ storage: this.key, commit: kept }, 'serving the commit fetched before this start until the remote answers');
+      this.commit = kept;
+      for (const subscriber of this.subscribers) await subscriber(kept);
+      return { commit: kept, error: err };
     }
     if (commit !== null && commit !== this.commit) {
       logger.debug({ storage: this.key, commit, ms: Date.now() - started }, 'fetched a new commit');
@@ -166,6 +173,16 @@ export class GitRepository {
     // Subscribers compare with what they built last, so telling them again costs nothing.
     if (commit !== null) for (const subscriber of this.subscribers) await subscriber(commit);
     return { commit, error: null };
+  }
+
+  /** The remote branch's commit as the repository holds it (a local backend, from an earlier run). */
+  private async fetchedBefore(): Promise<string | null> {
+    if (this.options.storage.backend.type !== 'local' || this.options.storage.remote === '') return null;
+    try {
+      return await git.resolveRef({ fs: this.fs, gitdir: this.gitdir, ref: `refs/remotes/origin/${this.options.storage.branch}` });
+    } catch {
+      return null;
+    }
   }
 
   /** Brings the branch up to date; without a remote (a local repository) reads the branch. */

@@ -23,6 +23,8 @@ export interface GitRemoteOptions {
 export interface GitRemote {
   /** http://127.0.0.1:<port>/flags.git */
   url: string;
+  /** The bare repository's directory. */
+  bare: string;
   branch: string;
   /** `POST …/git-upload-pack` requests answered (each fetch makes one or two). */
   uploadPacks: number;
@@ -63,6 +65,7 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
 
   return {
     url: `http://127.0.0.1:${port}/flags.git`,
+    bare,
     branch,
     get uploadPacks() {
       return state.uploadPacks;

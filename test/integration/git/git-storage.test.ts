@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -222,5 +225,29 @@ describe('Git storage over a loopback remote', () => {
     expect(envs.repositories.size).toBe(1);
     expect(colourOf(envs.get('prod')!)).toBe('blue');
     expect(envs.get('staging')!.compiled('production')!.flags.get('colour')!.name).toBe('C');
+  });
+
+  it('local backend: keeps the repository on disk, serves it when the remote is down at the next start, reads a branch without a remote', async () => {
+    const r = await remote();
+    const commit = r.commit({ 'prod/production/features.yaml': flags('blue') });
+    const dir = mkdtempSync(join(tmpdir(), 'pennon-git-local-'));
+    try {
+      const local = (url: string) => basicEnv(url, { PENNON_STORAGE_FLAGS_BACKEND_TYPE: 'local', PENNON_STORAGE_FLAGS_BACKEND_PATH: dir });
+      const first = await open(configFor(local(r.url)));
+      expect(first.prod.snapshot.commit).toBe(commit);
+      await first.envs.stop();
+
+      const down = await open(configFor(local('http://127.0.0.1:1/flags.git')));
+      expect(down.prod.snapshot.commit).toBe(commit);
+      expect(colourOf(down.prod)).toBe('blue');
+      expect(down.envs.repositories.get('flags')!.stats.fetchErrors).toBe(1);
+
+      const noRemote = await open(
+        configFor({ ...local(''), PENNON_STORAGE_FLAGS_REMOTE: '', PENNON_STORAGE_FLAGS_BACKEND_PATH: r.bare }),
+      );
+      expect(noRemote.prod.snapshot.commit).toBe(commit);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
