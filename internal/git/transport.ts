@@ -20,11 +20,24 @@ export function httpClient(storage: GitStorageConfig): HttpClient {
   };
 }
 
+/** Hosts redirect renamed or moved repositories (GitHub does); more hops than this is a loop. */
+const MAX_REDIRECTS = 5;
+
 async function send(req: GitHttpRequest, tls: { ca?: string; rejectUnauthorized: boolean }): Promise<GitHttpResponse> {
   const chunks: Uint8Array[] = [];
   if (req.body) for await (const chunk of req.body) chunks.push(chunk);
   const body = Buffer.concat(chunks);
-  const url = new URL(req.url);
+  let url = new URL(req.url);
+  for (let hop = 0; ; hop++) {
+    const res = await once(req, url, body, tls);
+    const location = res.headers?.location;
+    if (![301, 302, 303, 307, 308].includes(res.statusCode) || location === undefined || hop === MAX_REDIRECTS) return res;
+    for await (const _ of res.body ?? []) void _; // drain, so the socket can be reused
+    url = new URL(location, url);
+  }
+}
+
+function once(req: GitHttpRequest, url: URL, body: Buffer, tls: { ca?: string; rejectUnauthorized: boolean }): Promise<GitHttpResponse> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<GitHttpResponse>((resolve, reject) => {
     const outgoing = request(
@@ -34,7 +47,7 @@ async function send(req: GitHttpRequest, tls: { ca?: string; rejectUnauthorized:
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
         resolve({
-          url: req.url,
+          url: url.toString(),
           method: req.method,
           statusCode: res.statusCode ?? 0,
           statusMessage: res.statusMessage ?? '',

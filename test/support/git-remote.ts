@@ -1,6 +1,7 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,11 +19,15 @@ export interface GitRemoteOptions {
   /** Demand exactly this Authorization header (else 401). */
   authorization?: string;
   branch?: string;
+  /** Serve https with a fresh self-signed certificate for 127.0.0.1 (its PEM is `certificate`). */
+  tls?: boolean;
 }
 
 export interface GitRemote {
-  /** http://127.0.0.1:<port>/flags.git */
+  /** http://127.0.0.1:<port>/flags.git (…/moved.git redirects there with 301) */
   url: string;
+  /** The server's certificate (PEM) when `tls` is on. */
+  certificate: string;
   /** The bare repository's directory. */
   bare: string;
   branch: string;
@@ -51,20 +56,28 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
   git(root, 'init', '-q', `--initial-branch=${branch}`, work);
 
   const state = { uploadPacks: 0, unauthorized: 0 };
-  const server = createServer((req, res) => {
+  const certificate = options.tls ? selfSigned(root) : { cert: '', key: '' };
+  const handler: RequestListener = (req, res) => {
     if (options.authorization !== undefined && req.headers.authorization !== options.authorization) {
       state.unauthorized++;
       res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end('unauthorized');
       return;
     }
+    // A moved repository, as hosts answer for a renamed one.
+    if (req.url?.startsWith('/moved.git/')) {
+      res.writeHead(301, { location: req.url.replace('/moved.git/', '/flags.git/') }).end();
+      return;
+    }
     if (req.method === 'POST' && req.url?.includes('git-upload-pack')) state.uploadPacks++;
     cgi(root, req, res);
-  });
+  };
+  const server = options.tls ? createTlsServer(certificate, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}/flags.git`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/flags.git`,
+    certificate: certificate.cert,
     bare,
     branch,
     get uploadPacks() {
@@ -96,6 +109,13 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
         });
       }),
   };
+}
+
+function selfSigned(root: string): { cert: string; key: string } {
+  const key = join(root, 'key.pem');
+  const cert = join(root, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
 }
 
 /** The CGI bridge: request → git http-backend's stdin/env, its output → status, headers, body. */

@@ -104,6 +104,8 @@ describe('Git storage over a loopback remote', () => {
     expect(prod.snapshot.commit).toBe(commit);
     expect([...prod.snapshot.namespaces.keys()].sort()).toEqual(['default', 'production']);
     expect(colourOf(prod)).toBe('blue');
+    const moved = await open(configFor(basicEnv(r.url.replace('flags.git', 'moved.git'))));
+    expect(moved.prod.snapshot.commit).toBe(commit); // redirects are followed
     const beta = prod.compiled('production')!.flags.get('beta')!;
     expect(evaluateBoolean(beta, 'u', { plan: 'free' }).enabled).toBe(true);
     expect(evaluateBoolean(beta, 'u', { plan: 'none' }).enabled).toBe(false);
@@ -249,5 +251,19 @@ describe('Git storage over a loopback remote', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('https: trusts ca_cert_bytes, refuses an unknown certificate, and skips the check when told to', async () => {
+    const r = await remote({ tls: true });
+    const commit = r.commit({ 'prod/production/features.yaml': flags('blue') });
+    const trusted = await open(configFor(basicEnv(r.url, { PENNON_STORAGE_FLAGS_CA_CERT_BYTES: r.certificate })));
+    expect(trusted.prod.snapshot.commit).toBe(commit);
+
+    const unknown = await open(configFor(basicEnv(r.url)));
+    expect(unknown.prod.snapshot.commit).toBe('');
+    expect(JSON.stringify(unknown.log.lines.find((l) => l.msg === 'error performing fetch'))).toMatch(/self[- ]signed/i);
+
+    const skipped = await open(configFor(basicEnv(r.url, { PENNON_STORAGE_FLAGS_INSECURE_SKIP_TLS: 'true' })));
+    expect(skipped.prod.snapshot.commit).toBe(commit);
   });
 });
