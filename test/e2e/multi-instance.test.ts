@@ -97,7 +97,7 @@ describe.skipIf(POSTGRES_URL === '')('three instances on one PostgreSQL database
       times.push(await propagation(writer, [a, b, c].filter((x) => x !== writer), 'prop', i % 2 === 0));
     }
     console.info(`3 processes, PostgreSQL, poll only: write → both others ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
-    expect(Math.max(...times)).toBeLessThan(1600);
+    expect(Math.max(...times)).toBeLessThan(2000);
   });
 
   it('concurrent rule creates and reorders from all three leave ranks dense and unique', async () => {
@@ -152,6 +152,8 @@ describe.skipIf(POSTGRES_URL === '' || REDIS_URL === '')('three instances on one
       PENNON_CACHE_BACKEND: 'redis',
       PENNON_CACHE_REDIS_URL: REDIS_URL,
       PENNON_CACHE_REDIS_PREFIX: `multi-${randomBytes(4).toString('hex')}`,
+      // A minute between polls: whatever arrives within the test came by pub/sub.
+      PENNON_EVALUATION_REFRESH_INTERVAL: '60s',
     });
   }, 30_000);
   afterAll(async () => {
@@ -163,14 +165,15 @@ describe.skipIf(POSTGRES_URL === '' || REDIS_URL === '')('three instances on one
     const [a, b, c] = trio.map((i) => i.api);
     expectStatus(await a.post('/api/v1/namespaces', { key: 'fast', name: 'fast' }), 200);
     expectStatus(await a.post('/api/v1/namespaces/fast/flags', { key: 'b', name: 'B', type: 'BOOLEAN_FLAG_TYPE', enabled: false }), 200);
-    await new Promise((r) => setTimeout(r, 1100)); // all hold the namespace (a poll has passed)
-    for (const api of [a, b, c]) await enabledOn(api, 'fast');
+    for (const api of [a, b, c]) expect(await enabledOn(api, 'fast')).toBe(false); // each holds the namespace now
     const times: number[] = [];
     for (let i = 0; i < 12; i++) {
       const writer = [a, b, c][i % 3];
       times.push(await propagation(writer, [a, b, c].filter((x) => x !== writer), 'fast', i % 2 === 0));
     }
     console.info(`3 processes, PostgreSQL + Redis: write → both others median ${median(times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
-    expect(median(times)).toBeLessThan(100);
+    // Far below the 60 s poll: only the published change can explain it (the figure is in the log;
+    // the bound is loose so that a busy CI machine does not decide the test).
+    expect(Math.max(...times)).toBeLessThan(2000);
   });
 });
