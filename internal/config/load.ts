@@ -3,6 +3,7 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { deepMerge, envTree } from './env';
 import { gitChecks } from './git';
+import { resolveReferences } from './references';
 import { defaultDatabaseUrl } from './paths';
 import { configSchema, type Config } from './schema';
 
@@ -37,7 +38,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   const problems: string[] = [];
   const fileTree = options.path ? readYaml(options.path, problems) : {};
   const { tree: fromEnv, unknown, sources } = envTree(configSchema, env);
-  const merged = substituteEnv(deepMerge(fileTree, fromEnv), env, problems, '');
+  const merged = resolveReferences(deepMerge(fileTree, fromEnv), env, problems);
 
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) problems.push(...parsed.error.issues.flatMap((issue) => describeIssue(issue, sources)));
@@ -83,24 +84,6 @@ function readYaml(path: string, problems: string[]): unknown {
   if (typeof value !== 'object' || Array.isArray(value)) {
     problems.push(`${path}: the top level must be a mapping of sections`);
     return {};
-  }
-  return value;
-}
-
-/** Flipt's substitution: a string written exactly `${VAR}` is replaced by that variable. */
-function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, problems: string[], path: string): unknown {
-  if (typeof value === 'string') {
-    const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(value);
-    if (!m) return value;
-    const resolved = env[m[1]];
-    if (resolved === undefined) problems.push(`${path}: environment variable ${m[1]} is not set`);
-    return resolved ?? '';
-  }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, problems, `${path}[${i}]`));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env, problems, path ? `${path}.${k}` : k)]),
-    );
   }
   return value;
 }

@@ -266,6 +266,16 @@ export const configSchema = z.strictObject({
   authentication: authentication.prefault({}),
   storage: storage.prefault({}),
   credentials: z.record(z.string(), credential).default({}),
+  /** Flipt v2's secret providers: only `file` (`${secret:file:KEY}` reads `<base_path>/KEY`). */
+  secrets: z
+    .strictObject({
+      providers: z
+        .strictObject({
+          file: z.strictObject({ enabled: z.boolean().default(true), base_path: z.string().default('/etc/flipt/secrets') }).prefault({}),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
   environments: z.record(z.string(), environment).default({}),
   cache: cache.prefault({}),
   metrics: metrics.prefault({}),

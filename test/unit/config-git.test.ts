@@ -140,4 +140,30 @@ environments:
       'environments: only one environment may have default: true (a, b do)',
     ]);
   });
+
+  it('resolves ${env:NAME} and ${secret:file:KEY} once at load, naming the key when it cannot', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pennon-secrets-'));
+    writeFileSync(join(dir, 'gh-token'), '  tok-from-file\n');
+    const base = `secrets: { providers: { file: { base_path: ${dir} } } }
+storage: { flags: { remote: "https://h/r.git", credentials: gh } }
+`;
+    const { config } = load(
+      `${base}credentials: { gh: { access_token: "\${secret:file:gh-token}" } }
+environments: { prod: { storage: flags, scm: { type: github, webhook: { secret: "\${env:HOOK_SECRET}" } } } }
+`,
+      { HOOK_SECRET: 'from-env' },
+    );
+    expect(config.credentials.gh.access_token).toBe('tok-from-file');
+    expect(config.environments.prod.scm?.webhook?.secret).toBe('from-env');
+
+    expect(problemsOf(`${base}credentials: { gh: { access_token: x } }\nenvironments: { prod: { storage: flags, scm: { webhook: { secret: "\${env:UNSET}" } } } }\n`)).toEqual([
+      'environments.prod.scm.webhook.secret: must not be empty',
+    ]);
+    expect(problemsOf(`${base}credentials: { gh: { access_token: "\${secret:file:missing}" } }\n`)).toEqual([
+      `credentials.gh.access_token: cannot read secret ${join(dir, 'missing')}: ENOENT`,
+    ]);
+    expect(problemsOf(`${base}credentials: { gh: { access_token: "\${secret:vault:auth/oidc:id}" } }\n`)[0]).toMatch(/^credentials\.gh\.access_token: secret reference "vault:auth\/oidc:id": expected 'provider:key'/);
+    expect(problemsOf(`${base}credentials: { gh: { access_token: "\${secret:vault:id}" } }\n`)[0]).toBe('credentials.gh.access_token: secret provider "vault" is not supported (only file)');
+  });
 });
+
