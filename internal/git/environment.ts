@@ -33,6 +33,7 @@ export class GitEnvironment implements EvaluationSource {
   /** The last commit read (good or not). */
   private seen: string | null = null;
   readonly stats = { builds: 0, buildErrors: 0 };
+  private readonly listeners = new Set<(snapshot: EnvironmentSnapshot) => void>();
 
   constructor(private readonly options: EnvironmentOptions) {
     this.name = options.name;
@@ -54,6 +55,12 @@ export class GitEnvironment implements EvaluationSource {
 
   namespace(ns: string): GitNamespace | undefined {
     return this.current.namespaces.get(ns);
+  }
+
+  /** Told after every swap (caches, streams, metrics); returns the way to stop listening. */
+  onChange(listener: (snapshot: EnvironmentSnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Asks the storage for a fetch (every environment on it is updated). */
@@ -85,6 +92,13 @@ export class GitEnvironment implements EvaluationSource {
       this.stats.builds++;
       this.current = next;
       logger.info({ environment: this.name, commit, namespaces: next.namespaces.size, files: files.length }, 'environment updated');
+      for (const listener of this.listeners) {
+        try {
+          listener(next);
+        } catch (err) {
+          logger.error({ err, environment: this.name }, 'a listener of environment updates failed');
+        }
+      }
     } catch (err) {
       this.stats.buildErrors++;
       const first = this.current.commit === '';

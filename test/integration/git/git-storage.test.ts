@@ -118,11 +118,16 @@ describe('Git storage over a loopback remote', () => {
     r.commit({ 'prod/production/features.yml': flags('blue') });
     const { prod, envs } = await open(configFor(basicEnv(r.url)));
     const before = prod.snapshot;
+    const changes: string[] = [];
+    prod.onChange((snapshot) => changes.push(snapshot.commit));
     const second = r.commit({ 'prod/production/features.yml': flags('green') });
     expect(colourOf(prod)).toBe('blue'); // nothing moves before a fetch
     await prod.requestSync();
     expect(prod.snapshot.commit).toBe(second);
     expect(colourOf(prod)).toBe('green');
+    expect(changes).toEqual([second]);
+    await prod.requestSync(); // nothing new: no rebuild, no change
+    expect(changes).toEqual([second]);
     expect(before.namespaces.get('production')!.compiled.flags.get('colour')).toBeDefined(); // the old snapshot was left intact
 
     // Polling at the minimum interval (1s).
