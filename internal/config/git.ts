@@ -48,6 +48,12 @@ export function gitChecks(config: Config): string[] {
     if (s.remote === '' && s.backend.type === 'memory') problems.push(`${at}.remote: required with backend.type memory (an empty in-memory repository has no flags)`);
   }
 
+  // Flipt: storages without environments get `environments.default` on `storage.default`.
+  if (Object.keys(config.environments).length === 0 && storages.has('default')) {
+    config.environments.default = { name: 'default', default: true, storage: 'default', directory: '' };
+  } else if (Object.keys(config.environments).length === 0 && storages.size > 0) {
+    problems.push(`environments: none configured, and no storage.default for Flipt's default environment to use (storages: ${[...storages.keys()].join(', ')})`);
+  }
   const envs = Object.entries(config.environments);
   const placed = new Map<string, string>();
   const names = new Map<string, string>();

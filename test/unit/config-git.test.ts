@@ -108,7 +108,7 @@ storage:
         'storage.typo: expected a Git storage (remote, branch, …) or one of type, read_only',
       ]),
     );
-    expect(problemsOf('storage: { flags: { remote: "https://h/r.git", poll_interval: 500ms } }')).toEqual(['storage.flags.poll_interval: must be at least 1s']);
+    expect(problemsOf('storage: { default: { remote: "https://h/r.git", poll_interval: 500ms } }')).toEqual(['storage.default.poll_interval: must be at least 1s']);
   });
 
   it('checks references between environments, storages and credentials', () => {
@@ -128,6 +128,15 @@ environments:
       'environments.a.storage: references undefined storage "missing"',
       'environments.c: environments b and c share the same storage "flags" and directory "./x"',
       'environments.c.scm.webhook.secret: must not be empty',
+    ]);
+  });
+
+  it("gives storage.default Flipt's default environment when none is configured", () => {
+    expect(load('storage: { default: { remote: "https://h/r.git" } }').config.environments).toEqual({
+      default: { name: 'default', default: true, storage: 'default', directory: '' },
+    });
+    expect(problemsOf('storage: { flags: { remote: "https://h/r.git" } }')).toEqual([
+      "environments: none configured, and no storage.default for Flipt's default environment to use (storages: flags)",
     ]);
   });
 
