@@ -84,6 +84,7 @@ export class GitEnvironment implements EvaluationSource {
 
   private async update(commit: string): Promise<void> {
     if (commit === this.seen) return;
+    const previous = this.seen;
     this.seen = commit;
     const { logger } = this.options;
     try {
@@ -100,6 +101,8 @@ export class GitEnvironment implements EvaluationSource {
         }
       }
     } catch (err) {
+      // Bad files wait for the next commit (Flipt); a failure to read the repository is retried.
+      if (!(err instanceof FlagFileError)) this.seen = previous;
       this.stats.buildErrors++;
       const first = this.current.commit === '';
       const fields = { environment: this.name, commit, ...(err instanceof FlagFileError && { file: err.file }), err };
