@@ -47,6 +47,8 @@ export class GitRepository {
   private readonly cache = {};
   private timer: NodeJS.Timeout | undefined;
   private opened: Promise<void> | null = null;
+  /** A local backend that is a clone with a work tree (its `.git` is used). */
+  private readonly workTree: boolean = false;
   private stopped = false;
   /** The commit last handed to subscribers. */
   commit: string | null = null;
@@ -63,7 +65,8 @@ export class GitRepository {
     } else {
       this.fs = nodeFs;
       const path = storage.backend.path;
-      this.gitdir = nodeFs.existsSync(join(path, '.git')) ? join(path, '.git') : path;
+      this.workTree = nodeFs.existsSync(join(path, '.git'));
+      this.gitdir = this.workTree ? join(path, '.git') : path;
     }
     this.http = httpClient(storage);
     this.headers = authHeaders(options.credential);
@@ -204,8 +207,9 @@ export class GitRepository {
       ref: storage.branch,
       singleBranch: true,
       tags: false,
-      // Only the tip is read; older history would only cost memory (the memory backend).
-      depth: 1,
+      // Only the tip is read; older history would only cost memory. Not in someone's work-tree
+      // clone (a local backend with `.git`), which a shallow fetch would make shallow (as Flipt).
+      depth: this.workTree ? undefined : 1,
       headers: this.headers,
       cache: this.cache,
     });

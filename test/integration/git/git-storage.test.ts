@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -253,6 +254,15 @@ describe('Git storage over a loopback remote', () => {
         configFor({ ...local(''), PENNON_STORAGE_FLAGS_REMOTE: '', PENNON_STORAGE_FLAGS_BACKEND_PATH: r.bare }),
       );
       expect(noRemote.prod.snapshot.commit).toBe(commit);
+
+      // Someone's clone with a work tree: its .git is fetched into, never made shallow.
+      const clone = join(dir, 'clone');
+      execFileSync('git', ['clone', '-q', r.bare, clone]); // from the directory: a sync clone over HTTP would block this process's server
+      const next = r.commit({ 'prod/production/features.yaml': flags('green') });
+      const inClone = await open(configFor({ ...local(r.url), PENNON_STORAGE_FLAGS_BACKEND_PATH: clone }));
+      expect(inClone.prod.snapshot.commit).toBe(next);
+      expect(existsSync(join(clone, '.git', 'shallow'))).toBe(false);
+      expect(execFileSync('git', ['-C', clone, 'rev-parse', 'origin/main'], { encoding: 'utf8' }).trim()).toBe(next);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
