@@ -209,6 +209,7 @@ describe('Git storage over a loopback remote', () => {
     expect(wrong.envs.repositories.get('flags')!.stats.fetchErrors).toBe(1);
     expect(token.unauthorized).toBeGreaterThan(0);
     expect(JSON.stringify(wrong.log.lines)).not.toContain('nope');
+    expect(JSON.stringify(wrong.log.lines)).not.toContain(Buffer.from('x-token-auth:nope').toString('base64'));
   });
 
   it('coalesces 20 concurrent requestSync calls into at most two fetches, ending at the last commit', async () => {
