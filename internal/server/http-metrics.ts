@@ -5,6 +5,17 @@ import type { Metrics } from '../telemetry';
 /** Where Fastify leaves the matched route pattern for the metrics wrapper to read. */
 const ROUTE = Symbol('pennon.route');
 type Routed = IncomingMessage & { [ROUTE]?: string };
+const STARTED = Symbol('pennon.started');
+const METRICS = Symbol('pennon.metrics');
+type Timed = ServerResponse & { [STARTED]: number; [METRICS]: Metrics };
+
+/** One shared listener (no closure or once-wrapper per request): `this` is the response. */
+function recordFinished(this: Timed): void {
+  const req = this.req as Routed;
+  const url = req.url ?? '';
+  const route = req[ROUTE] ?? (LANE_ROUTES.has(url) ? url.replace(/\/$/, '') : 'unmatched');
+  this[METRICS].request(req.method ?? 'GET', route, this.statusCode, (performance.now() - this[STARTED]) / 1000);
+}
 
 /** The paths the evaluation fast lane answers itself (they never reach Fastify's hooks). */
 const LANE_ROUTES = new Set(['/evaluate/v1/variant', '/evaluate/v1/boolean', '/evaluate/v1/variant/', '/evaluate/v1/boolean/']);
@@ -19,11 +30,10 @@ export function measured(
   metrics: Metrics,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const started = performance.now();
-    res.once('finish', () => {
-      const route = (req as Routed)[ROUTE] ?? (LANE_ROUTES.has(req.url ?? '') ? (req.url ?? '').replace(/\/$/, '') : 'unmatched');
-      metrics.request(req.method ?? 'GET', route, res.statusCode, (performance.now() - started) / 1000);
-    });
+    const timed = res as Timed;
+    timed[STARTED] = performance.now();
+    timed[METRICS] = metrics;
+    res.on('finish', recordFinished); // 'finish' fires once per response
     handler(req, res);
   };
 }
