@@ -30,9 +30,13 @@ export interface PoolStats {
 }
 
 interface FlagSeries {
+  key: string;
+  flag: string;
   requests: { value: number };
   errors: { value: number } | null;
   latency: HistogramSeries;
+  /** The last outcome and its counter: most evaluations of a flag repeat it, and then no key is built. */
+  last: { type: string; match: boolean; reason: string; value: string; segments: readonly string[]; counter: { value: number } } | null;
 }
 
 interface HttpSeries {
@@ -53,7 +57,9 @@ export class Metrics implements CacheCounters {
   private readonly evalResults: TallyCounter;
   private readonly evalErrors: TallyCounter;
   private readonly evalLatency: TallyHistogram;
-  private readonly flagSeries = new Map<string, FlagSeries>();
+  /** namespace → flag → series (two lookups, no key built per evaluation). */
+  private readonly flagSeries = new Map<string, Map<string, FlagSeries>>();
+  private flagSeriesCount = 0;
   private readonly resultSeries = new Map<string, { value: number }>();
   private readonly httpSeries = new Map<string, HttpSeries>();
 
@@ -89,44 +95,55 @@ export class Metrics implements CacheCounters {
   }
 
   evaluation(event: EvaluationEvent): void {
-    let flag = event.flag;
-    let key = `${event.namespace}\u0000${flag}`;
-    let series = this.flagSeries.get(key);
-    if (!series) {
-      if (this.flagSeries.size >= MAX_FLAG_SERIES) {
-        flag = '__other__';
-        key = `${event.namespace}\u0000${flag}`;
-        series = this.flagSeries.get(key);
-      }
-      if (!series) {
-        const labels = () => ({ namespace: event.namespace, flag });
-        series = { requests: this.evalRequests.series_(key, labels), errors: null, latency: this.evalLatency.series_(key, labels) };
-        this.flagSeries.set(key, series);
-      }
-    }
+    const series = this.seriesFor(event.namespace, event.flag);
     series.requests.value++;
     this.evalLatency.observe(series.latency, event.durationMs);
     const r = event.result;
     if (!r) {
-      series.errors ??= this.evalErrors.series_(key, () => ({ namespace: event.namespace, flag }));
+      series.errors ??= this.evalErrors.series_(series.key, () => ({ namespace: event.namespace, flag: series.flag }));
       series.errors.value++;
       return;
     }
+    const last = series.last;
+    if (last && last.match === r.match && last.reason === r.reason && last.value === r.value && last.segments === r.segments && last.type === event.type) {
+      last.counter.value++;
+      return;
+    }
     const segment = r.segments.length === 0 ? '' : r.segments.length === 1 ? r.segments[0] : r.segments.join(',');
-    const resultKey = `${key}\u0000${event.type}\u0000${r.match}\u0000${segment}\u0000${r.reason}\u0000${r.value}`;
-    let result = this.resultSeries.get(resultKey);
-    if (!result) {
+    const resultKey = `${series.key}\u0000${event.type}\u0000${r.match}\u0000${segment}\u0000${r.reason}\u0000${r.value}`;
+    let counter = this.resultSeries.get(resultKey);
+    if (!counter) {
       // Outcomes per flag are few (variants × reasons × segments); still, keep the map bounded.
       if (this.resultSeries.size >= MAX_FLAG_SERIES * 4) return;
       const ns = event.namespace;
-      result = this.evalResults.series_(resultKey, (): Record<string, string> =>
+      const flag = series.flag;
+      counter = this.evalResults.series_(resultKey, (): Record<string, string> =>
         event.type === 'boolean'
           ? { namespace: ns, flag, value: r.value, reason: r.reason, type: 'boolean' }
           : { namespace: ns, flag, match: String(r.match), segment, reason: r.reason, value: r.value, type: 'variant' },
       );
-      this.resultSeries.set(resultKey, result);
+      this.resultSeries.set(resultKey, counter);
     }
-    result.value++;
+    series.last = { type: event.type, match: r.match, reason: r.reason, value: r.value, segments: r.segments, counter };
+    counter.value++;
+  }
+
+  private seriesFor(namespace: string, requested: string): FlagSeries {
+    let flags = this.flagSeries.get(namespace);
+    if (!flags) this.flagSeries.set(namespace, (flags = new Map()));
+    let series = flags.get(requested);
+    if (series) return series;
+    // Past the bound, new pairs share one series per namespace.
+    const flag = this.flagSeriesCount >= MAX_FLAG_SERIES ? '__other__' : requested;
+    series = flags.get(flag);
+    if (!series) {
+      const key = `${namespace}\u0000${flag}`;
+      const labels = () => ({ namespace, flag });
+      series = { key, flag, requests: this.evalRequests.series_(key, labels), errors: null, latency: this.evalLatency.series_(key, labels), last: null };
+      flags.set(flag, series);
+      this.flagSeriesCount++;
+    }
+    return series;
   }
 
   /** One HTTP request, by route pattern (never the raw path: cardinality stays bounded). */
