@@ -67,6 +67,8 @@ describe.skipIf(POSTGRES_URL === '')('health with the PostgreSQL store down', ()
       await restore();
       const up = await eventually(() => server.api.get('/health'), (res) => res.status === 200 && res.body.problems === undefined);
       expect(up.body).toEqual({ status: 'SERVING' });
+      // The Watch update travels on its own stream: it may land just after /health turned.
+      await eventually(async () => watch.statuses.length, (n) => n >= 3, 5000);
       expect(watch.statuses).toEqual(['SERVING', 'NOT_SERVING', 'SERVING']);
 
       // With a snapshot held, the same outage keeps the instance SERVING.
