@@ -257,6 +257,14 @@ const cors = z.strictObject({
     ]),
 });
 
+/** The commercial licence (Flipt v2's `license`): the signed text itself, or a file holding it. */
+const license = z.strictObject({
+  key: secret(z.string().default('')),
+  file: z.string().default(''),
+  /** Flipt's machine binding; accepted so Flipt configurations load, and ignored. */
+  machine_id: z.string().default(''),
+});
+
 export const configSchema = z.strictObject({
   version: z.string().optional(),
   log: log.prefault({}),
@@ -281,6 +289,7 @@ export const configSchema = z.strictObject({
   metrics: metrics.prefault({}),
   tracing: tracing.prefault({}),
   cors: cors.prefault({}),
+  license: license.prefault({}),
 });
 
 export type Config = z.output<typeof configSchema>;

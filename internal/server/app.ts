@@ -32,6 +32,7 @@ import { namespaceRoutes } from './routes/namespaces';
 import { rolloutRoutes } from './routes/rollouts';
 import { ruleRoutes } from './routes/rules';
 import { segmentRoutes } from './routes/segments';
+import { webhookRoutes, type WebhookDeps } from './routes/webhook';
 
 /** Flipt's HTTP server timeouts: reading a request (headers included) 10 s, an idle or stalled socket 30 s. */
 const READ_TIMEOUT_MS = 10_000;
@@ -59,6 +60,8 @@ export interface AppDeps {
   metrics?: Metrics | null;
   /** OpenTelemetry traces (`tracing.enabled`); none when not given. */
   tracing?: Tracing | null;
+  /** Git environments and their webhook route; given only when the licence grants `webhook`. */
+  webhooks?: WebhookDeps | null;
 }
 
 /**
@@ -134,6 +137,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });
     clientSnapshotRoutes(scope, deps.snapshots);
   });
+  // The inbound Git webhook: its own scope, which reads bodies as raw bytes.
+  const webhooks = deps.webhooks;
+  if (webhooks) await app.register(async (scope) => webhookRoutes(scope, webhooks, health, deps.metrics, deps.logger));
 
   await app.ready();
   app.server.requestTimeout = READ_TIMEOUT_MS;

@@ -12,6 +12,8 @@ import { prepareSchema, type Store } from '../storage';
 import { openStore } from './database';
 import { startGrpcHealth } from '../server/grpc-health';
 import { whenReachable, StartCancelled } from './startup';
+import { featureStatus, loadLicense } from '../license';
+import type { GitEnvironments } from '../git';
 
 export { StartCancelled };
 
@@ -27,6 +29,8 @@ export interface RunningService {
   url: string;
   /** The port the gRPC health service listens on (server.grpc_port, or the one picked for 0). */
   grpcPort: number;
+  /** The Git environments (`environments` in the configuration), or null when none are configured. */
+  environments: GitEnvironments | null;
   /** Health turns NOT_SERVING, stops accepting, lets in-flight requests finish (bounded by shutdown_timeout), closes the store. */
   stop(): Promise<void>;
 }
@@ -35,6 +39,26 @@ export interface RunningService {
  * The first token, when none exists (several instances starting together run this under the
  * database's cross-process lock). Its value is logged only when it was generated here.
  */
+/**
+ * The Git environments, when any are configured: isomorphic-git is loaded only then. Their fetch
+ * and build failures are logged by the repositories themselves.
+ */
+async function openEnvironments(config: Config, logger: Logger): Promise<GitEnvironments | null> {
+  if (Object.keys(config.environments).length === 0) return null;
+  const { GitEnvironments } = await import('../git');
+  return new GitEnvironments({ config, logger });
+}
+
+/** Whether the webhook route is served: only with a licence that grants it (else a warning says why). */
+function webhookLicensed(config: Config, logger: Logger, clock: Clock): boolean {
+  const licence = loadLicense({ key: config.license.key, file: config.license.file }, new Date(Math.floor(clock.nowMicros() / 1000)));
+  if (licence.state === 'valid') logger.info(licence.reason);
+  else if (licence.state !== 'none') logger.warn({ licence: licence.state, problem: licence.problem }, licence.reason);
+  const status = featureStatus(licence, 'webhook');
+  if (!status.enabled) logger.warn(`the Git webhook endpoint is not served: ${status.reason}`);
+  return status.enabled;
+}
+
 async function bootstrapToken(auth: AuthService, tokens: Config['authentication']['methods']['token'], logger: Logger): Promise<void> {
   const result = await auth.bootstrap(tokens);
   if (!result.created) return;
@@ -69,7 +93,10 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   let openedCache: Cache | null = null;
   let stopRecording = () => undefined as void;
   let app: FastifyInstance | undefined;
+  let environments: GitEnvironments | null = null;
   try {
+    environments = await openEnvironments(config, logger);
+    const webhooks = environments && webhookLicensed(config, logger, clock) ? { config, environments } : null;
     const metrics = config.metrics.enabled ? new Metrics(config.metrics.namespace) : null;
     stopRecording = metrics?.recordEvaluations() ?? stopRecording;
     if (metrics && connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
@@ -87,7 +114,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     // no revocation is published (`pennon token delete` in-process, SQL) must stop working as fast.
     const authenticator = new Authenticator(store, clock, 1000, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) });
     const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash));
-    app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health, metrics, tracing });
+    app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health, metrics, tracing, webhooks });
     await app.listen({ host: config.server.host, port: config.server.http_port }).catch((err: { code?: string }) => {
       throw err.code === 'EADDRINUSE' ? new Error(`server.http_port ${config.server.http_port} on ${config.server.host} is in use (EADDRINUSE)`) : err;
     });
@@ -107,9 +134,12 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
       stopCleanup = startCleanup(auth, tokens.cleanup, logger);
     }
     snapshots.start();
+    // The first fetch of every Git storage (a failure is logged and left to the poller), then polling.
+    await environments?.start();
     health.ready();
     logger.info({ url, grpcPort: grpc.port, database: connection.describe }, 'pennon is serving');
     const server = app;
+    const gitEnvironments = environments;
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
@@ -128,6 +158,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
           clearTimeout(timer);
           clearInterval(reaper);
           snapshots.stop();
+          await gitEnvironments?.stop();
           stopRecording();
           stopCleanup();
           await grpc.close();
@@ -136,11 +167,12 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
           await tracing?.shutdown(); // after the last request: its spans are exported too
         }
       })());
-    return { app, store, url, grpcPort: grpc.port, stop };
+    return { app, store, url, grpcPort: grpc.port, environments, stop };
   } catch (err) {
     stopRecording();
     health.drain();
     await app?.close();
+    await environments?.stop();
     await grpc.close();
     await openedCache?.close();
     await connection.close();

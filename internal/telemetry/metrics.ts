@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { onEvaluation, type EvaluationEvent } from './evaluations';
 import { TallyCounter, TallyHistogram, type HistogramSeries } from './tally';
 
@@ -21,6 +21,8 @@ const MAX_FLAG_SERIES = 10_000;
 
 /** OpenTelemetry's default histogram buckets, which Flipt's evaluation latency uses (ms). */
 const EVALUATION_BUCKETS_MS = [0, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000];
+/** Git fetches after a webhook: from a local remote's milliseconds to a slow provider's tens of seconds. */
+const WEBHOOK_SYNC_BUCKETS_S = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const HTTP_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface PoolStats {
@@ -50,6 +52,10 @@ export class Metrics implements CacheCounters {
   private readonly cacheMisses: Counter<'cache'>;
   private readonly cacheErrors: Counter<'cache'>;
   private readonly serverErrors: Counter;
+  // Inbound Git webhooks (the seed's §6): rare, so plain prom-client series.
+  private readonly webhookRequests: Counter<'environment' | 'scm' | 'result'>;
+  private readonly webhookFetchErrors: Counter<'environment' | 'scm'>;
+  private readonly webhookSyncDuration: Histogram<'environment' | 'scm'>;
   // The hot path's metrics: plain numbers per series (see tally.ts).
   private readonly httpRequests: TallyCounter;
   private readonly httpDuration: TallyHistogram;
@@ -71,6 +77,9 @@ export class Metrics implements CacheCounters {
     this.cacheMisses = new Counter({ name: n('cache_miss_total'), help: 'Cache lookups that found nothing', labelNames: ['cache'], registers });
     this.cacheErrors = new Counter({ name: n('cache_error_total'), help: 'Cache operations that failed (served without the cache)', labelNames: ['cache'], registers });
     this.serverErrors = new Counter({ name: n('server_errors_total'), help: 'Requests answered with an error status', registers });
+    this.webhookRequests = new Counter({ name: n('incoming_webhook_requests_total'), help: 'Inbound Git webhook requests by result (accepted, ignored, unauthorized, not_found, invalid)', labelNames: ['environment', 'scm', 'result'], registers });
+    this.webhookFetchErrors = new Counter({ name: n('incoming_webhook_fetch_errors_total'), help: 'Git fetches scheduled by a webhook that failed', labelNames: ['environment', 'scm'], registers });
+    this.webhookSyncDuration = new Histogram({ name: n('incoming_webhook_sync_duration_seconds'), help: 'Duration of the Git sync scheduled by a webhook', labelNames: ['environment', 'scm'], buckets: WEBHOOK_SYNC_BUCKETS_S, registers });
     this.httpRequests = new TallyCounter(this.registry, n('http_requests_total'), 'HTTP requests by route pattern');
     this.httpDuration = new TallyHistogram(this.registry, n('http_request_duration_seconds'), 'HTTP request duration by route pattern', HTTP_BUCKETS_S);
     this.evalRequests = new TallyCounter(this.registry, n('evaluations_requests_total'), 'Flag evaluations');
@@ -87,6 +96,17 @@ export class Metrics implements CacheCounters {
   }
   error(cache: string): void {
     this.cacheErrors.inc({ cache });
+  }
+
+  /** One inbound webhook request (unknown environments: environment and scm "unknown", result not_found). */
+  webhookRequest(environment: string, scm: string, result: string): void {
+    this.webhookRequests.inc({ environment, scm, result });
+  }
+
+  /** The sync a webhook scheduled finished: its duration, and whether the fetch failed. */
+  webhookSync(environment: string, scm: string, seconds: number, failed: boolean): void {
+    this.webhookSyncDuration.observe({ environment, scm }, seconds);
+    if (failed) this.webhookFetchErrors.inc({ environment, scm });
   }
 
   /** Starts recording every evaluation (see evaluations.ts); returns the unsubscribe. */

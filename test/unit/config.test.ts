@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, defaultDatabaseUrl, formatDuration, loadConfig, parseDuration } from '../../internal/config';
+import { ConfigError, defaultDatabaseUrl, formatDuration, loadConfig, parseDuration, publicConfig } from '../../internal/config';
 
 function yamlFile(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-config-'));
@@ -138,5 +138,20 @@ describe('durations', () => {
     expect(formatDuration(5_400_000)).toBe('1h30m');
     expect(formatDuration(1500)).toBe('1s500ms');
     expect(formatDuration(0)).toBe('0s');
+  });
+});
+
+describe('license', () => {
+  it('reads PENNON_LICENSE_KEY and PENNON_LICENSE_FILE, accepts machine_id, and hides the key from the public view', () => {
+    const { config } = loadConfig({ env: { PENNON_LICENSE_KEY: 'abc.def', PENNON_LICENSE_MACHINE_ID: 'm-1' } });
+    expect(config.license).toEqual({ key: 'abc.def', file: '', machine_id: 'm-1' });
+    expect(loadConfig({ env: { PENNON_LICENSE_FILE: '/etc/pennon/licence' } }).config.license.file).toBe('/etc/pennon/licence');
+    const shown = publicConfig(config) as { license?: Record<string, unknown> };
+    expect(JSON.stringify(shown)).not.toContain('abc.def');
+    expect(shown.license?.key).toBeUndefined();
+  });
+
+  it('defaults to no licence', () => {
+    expect(loadConfig({ env: {} }).config.license).toEqual({ key: '', file: '', machine_id: '' });
   });
 });

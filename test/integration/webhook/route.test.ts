@@ -1,0 +1,233 @@
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluateVariant } from '../../../internal/evaluation';
+import type { GitEnvironment, GitRepository } from '../../../internal/git';
+import { encodeLicense } from '../../../internal/license';
+import { startGitRemote, type GitRemote } from '../../support/git-remote';
+import { startTestServer, type TestServer } from '../../support/server';
+import { buildDelivery, TEST_WEBHOOK_SECRET, type BuiltDelivery } from '../../support/webhook-deliveries';
+
+/**
+ * POST /api/v2/webhooks/{environment} end to end: a real Git remote on loopback, a real server
+ * with Git environments (polling every hour, so only the webhook moves them), signed deliveries.
+ */
+
+const testIssuer = createPrivateKey(readFileSync(join(__dirname, '../../fixtures/license/issuer-test.key')));
+const licence = (features: string[] = ['webhook']) =>
+  encodeLicense({ v: 1, id: 'lic-webhook-test', customer: 'Webhook Test', features, issued_at: '2026-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' }, testIssuer);
+
+const flags = (variant: string) => `version: "1.6"
+namespace: production
+flags:
+  - key: colour
+    name: Colour
+    enabled: true
+    variants:
+      - key: ${variant}
+        name: ${variant}
+    rules:
+      - segment: everyone
+        distributions:
+          - variant: ${variant}
+            rollout: 100
+segments:
+  - key: everyone
+    name: Everyone
+    match_type: ALL_MATCH_TYPE
+`;
+
+/** Two environments on one storage: prod answers GitHub's deliveries, lab GitLab's; bare has no webhook. */
+const gitEnv = (url: string, extra: Record<string, string> = {}): Record<string, string> => ({
+  PENNON_STORAGE_FLAGS_REMOTE: url,
+  PENNON_STORAGE_FLAGS_POLL_INTERVAL: '1h',
+  PENNON_ENVIRONMENTS_PROD_STORAGE: 'flags',
+  PENNON_ENVIRONMENTS_PROD_DIRECTORY: 'prod',
+  PENNON_ENVIRONMENTS_PROD_DEFAULT: 'true',
+  PENNON_ENVIRONMENTS_PROD_SCM_TYPE: 'github',
+  PENNON_ENVIRONMENTS_PROD_SCM_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  PENNON_ENVIRONMENTS_LAB_STORAGE: 'flags',
+  PENNON_ENVIRONMENTS_LAB_DIRECTORY: 'lab',
+  PENNON_ENVIRONMENTS_LAB_SCM_TYPE: 'gitlab',
+  PENNON_ENVIRONMENTS_LAB_SCM_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  PENNON_ENVIRONMENTS_BARE_STORAGE: 'flags',
+  PENNON_ENVIRONMENTS_BARE_DIRECTORY: 'bare',
+  ...extra,
+});
+
+/** The same flag file in every environment's directory. */
+const files = (variant: string) => Object.fromEntries(['prod', 'lab', 'bare'].map((d) => [`${d}/production/features.yaml`, flags(variant)]));
+
+const colourOf = (env: GitEnvironment) => {
+  const flag = env.compiled('production')?.flags.get('colour');
+  return flag ? evaluateVariant(flag, 'user-1', {}).variantKey : undefined;
+};
+
+async function deliver(server: TestServer, environment: string, delivery: BuiltDelivery) {
+  const res = await fetch(`${server.url}/api/v2/webhooks/${environment}`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+  const text = await res.text();
+  return { status: res.status, text, body: text === '' ? undefined : (JSON.parse(text) as { code?: number; message?: string; result?: string }) };
+}
+
+/** The value of one series in a Prometheus text scrape (0 when absent). */
+async function metric(server: TestServer, name: string, labels: Record<string, string>): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const [series, value] = line.split(' ');
+    if (Object.entries(labels).every(([k, v]) => series.includes(`${k}="${v}"`))) return Number(value);
+  }
+  return 0;
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('POST /api/v2/webhooks/{environment} with a licence', () => {
+  let remote: GitRemote;
+  let server: TestServer;
+  let prod: GitEnvironment;
+  let repository: GitRepository;
+
+  beforeAll(async () => {
+    remote = await startGitRemote();
+    remote.commit(files('blue'));
+    server = await startTestServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
+    prod = server.service.environments!.get('prod')!;
+    repository = server.service.environments!.repositories.get('flags')!;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await remote?.close();
+  });
+
+  it('starts with the first commit (fetched at start)', () => {
+    expect(colourOf(prod)).toBe('blue');
+  });
+
+  it('a signed GitHub push to the tracked branch answers 202 and the environment follows the new commit', async () => {
+    const commit = remote.commit(files('green'));
+    const res = await deliver(server, 'prod', buildDelivery('github'));
+    expect(res.status).toBe(202);
+    await until(() => prod.snapshot.commit === commit);
+    expect(colourOf(prod)).toBe('green');
+    // The fetch updated every environment on the storage.
+    expect(colourOf(server.service.environments!.get('lab')!)).toBe('green');
+    expect(await metric(server, 'service_incoming_webhook_requests_total', { environment: 'prod', scm: 'github', result: 'accepted' })).toBe(1);
+    expect(await metric(server, 'service_incoming_webhook_sync_duration_seconds_count', { environment: 'prod', scm: 'github' })).toBe(1);
+    expect(await metric(server, 'service_incoming_webhook_fetch_errors_total', { environment: 'prod', scm: 'github' })).toBe(0);
+  });
+
+  it('a signed GitLab push to lab answers 202 and fetches', async () => {
+    const commit = remote.commit(files('red'));
+    const res = await deliver(server, 'lab', buildDelivery('gitlab'));
+    expect(res.status).toBe(202);
+    await until(() => server.service.environments!.get('lab')!.snapshot.commit === commit);
+    expect(await metric(server, 'service_incoming_webhook_requests_total', { environment: 'lab', scm: 'gitlab', result: 'accepted' })).toBe(1);
+  });
+
+  for (const [kind, environment] of [
+    ['github', 'prod'],
+    ['gitlab', 'lab'],
+  ] as const) {
+    describe(`${kind} deliveries to ${environment}`, () => {
+      it('a wrong secret answers 401 with no reason in the body, and no fetch', async () => {
+        const runs = repository.fetchRuns;
+        const res = await deliver(server, environment, buildDelivery(kind, { secret: 'not-the-secret' }));
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ code: 16, message: 'request was not authenticated', details: [] });
+        expect(repository.fetchRuns).toBe(runs);
+        expect(await metric(server, 'service_incoming_webhook_requests_total', { environment, scm: kind, result: 'unauthorized' })).toBe(1);
+      });
+
+      it('a ping (another event) answers 200 and fetches nothing', async () => {
+        const runs = repository.fetchRuns;
+        const res = await deliver(server, environment, buildDelivery(kind, { event: kind === 'github' ? 'ping' : 'Note Hook' }));
+        expect(res.status).toBe(200);
+        expect(repository.fetchRuns).toBe(runs);
+      });
+
+      it('a push to another branch answers 200 and fetches nothing', async () => {
+        const runs = repository.fetchRuns;
+        const res = await deliver(server, environment, buildDelivery(kind, { branch: 'feature/x' }));
+        expect(res.status).toBe(200);
+        expect(repository.fetchRuns).toBe(runs);
+        expect(await metric(server, 'service_incoming_webhook_requests_total', { environment, scm: kind, result: 'ignored' })).toBe(2);
+      });
+
+      it('a malformed (but authenticated) delivery answers 400 without echoing the reason', async () => {
+        const res = await deliver(server, environment, buildDelivery(kind, { body: '{"ref": ' }));
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ code: 3, message: 'malformed webhook delivery', details: [] });
+        expect(await metric(server, 'service_incoming_webhook_requests_total', { environment, scm: kind, result: 'invalid' })).toBe(1);
+      });
+
+      it('a 6 MiB body answers 413 with the error body', async () => {
+        const body = Buffer.alloc(6 * 1024 * 1024, 0x20);
+        const res = await deliver(server, environment, { ...buildDelivery(kind, { body }) });
+        expect(res.status).toBe(413);
+        expect(res.body).toMatchObject({ code: 8, message: 'request body is too large' });
+      });
+    });
+  }
+
+  it('an unknown environment and one without a webhook secret answer 401, counted as unknown/not_found', async () => {
+    const before = await metric(server, 'service_incoming_webhook_requests_total', { environment: 'unknown', scm: 'unknown', result: 'not_found' });
+    const unknown = await deliver(server, 'nowhere', buildDelivery('github'));
+    const bare = await deliver(server, 'bare', buildDelivery('github'));
+    const wrong = await deliver(server, 'prod', buildDelivery('github', { secret: 'x' }));
+    for (const res of [unknown, bare]) {
+      expect(res.status).toBe(401);
+      expect(res.text).toBe(wrong.text); // the same response as a failed authentication
+    }
+    expect(await metric(server, 'service_incoming_webhook_requests_total', { environment: 'unknown', scm: 'unknown', result: 'not_found' })).toBe(before + 2);
+  });
+
+  it('needs no API token and is not parsed as JSON first (a non-JSON content type still authenticates)', async () => {
+    const delivery = buildDelivery('github', { event: 'ping' });
+    const res = await deliver(server, 'prod', { ...delivery, headers: { ...delivery.headers, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(200);
+  });
+
+  it('20 concurrent deliveries make at most two fetches, and the environment ends on the last commit', async () => {
+    const runs = repository.fetchRuns;
+    const last = remote.commit(files('purple'));
+    const results = await Promise.all(Array.from({ length: 20 }, () => deliver(server, 'prod', buildDelivery('github'))));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(202));
+    await until(() => prod.snapshot.commit === last);
+    await until(() => repository.fetchRuns - runs >= 1);
+    await new Promise((r) => setTimeout(r, 300)); // any fetch still queued would start by now
+    expect(repository.fetchRuns - runs).toBeGreaterThanOrEqual(1);
+    expect(repository.fetchRuns - runs).toBeLessThanOrEqual(2);
+    expect(colourOf(prod)).toBe('purple');
+  });
+});
+
+describe('POST /api/v2/webhooks/{environment} without the licence', () => {
+  let remote: GitRemote;
+  const servers: TestServer[] = [];
+  beforeAll(async () => {
+    remote = await startGitRemote();
+    remote.commit(files('blue'));
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await remote?.close();
+  });
+
+  it('is absent (404) with no licence, and with a licence lacking the feature', async () => {
+    for (const extra of [{}, { PENNON_LICENSE_KEY: licence([]) }] as Record<string, string>[]) {
+      const server = await startTestServer(gitEnv(remote.url, extra));
+      servers.push(server);
+      expect(colourOf(server.service.environments!.get('prod')!)).toBe('blue'); // environments still served from Git
+      const res = await deliver(server, 'prod', buildDelivery('github'));
+      expect(res.status).toBe(404);
+    }
+  });
+});
