@@ -7,7 +7,7 @@ import type { GitEnvironment, GitRepository } from '../../../internal/git';
 import { encodeLicense } from '../../../internal/license';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { startTestServer, type TestServer } from '../../support/server';
-import { buildDelivery, TEST_WEBHOOK_SECRET, type BuiltDelivery } from '../../support/webhook-deliveries';
+import { buildDelivery, SCM_OF, TEST_WEBHOOK_SECRET, type BuiltDelivery, type DeliveryKind } from '../../support/webhook-deliveries';
 
 /**
  * POST /api/v2/webhooks/{environment} end to end: a real Git remote on loopback, a real server
@@ -38,7 +38,7 @@ segments:
     match_type: ALL_MATCH_TYPE
 `;
 
-/** Two environments on one storage: prod answers GitHub's deliveries, lab GitLab's; bare has no webhook. */
+/** Environments on one storage, one per provider (prod: GitHub, lab: GitLab, tea: Gitea, bb: Bitbucket, az: Azure); bare has no webhook. */
 const gitEnv = (url: string, extra: Record<string, string> = {}): Record<string, string> => ({
   PENNON_STORAGE_FLAGS_REMOTE: url,
   PENNON_STORAGE_FLAGS_POLL_INTERVAL: '1h',
@@ -51,13 +51,25 @@ const gitEnv = (url: string, extra: Record<string, string> = {}): Record<string,
   PENNON_ENVIRONMENTS_LAB_DIRECTORY: 'lab',
   PENNON_ENVIRONMENTS_LAB_SCM_TYPE: 'gitlab',
   PENNON_ENVIRONMENTS_LAB_SCM_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  PENNON_ENVIRONMENTS_TEA_STORAGE: 'flags',
+  PENNON_ENVIRONMENTS_TEA_DIRECTORY: 'tea',
+  PENNON_ENVIRONMENTS_TEA_SCM_TYPE: 'gitea',
+  PENNON_ENVIRONMENTS_TEA_SCM_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  PENNON_ENVIRONMENTS_BB_STORAGE: 'flags',
+  PENNON_ENVIRONMENTS_BB_DIRECTORY: 'bb',
+  PENNON_ENVIRONMENTS_BB_SCM_TYPE: 'bitbucket',
+  PENNON_ENVIRONMENTS_BB_SCM_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  PENNON_ENVIRONMENTS_AZ_STORAGE: 'flags',
+  PENNON_ENVIRONMENTS_AZ_DIRECTORY: 'az',
+  PENNON_ENVIRONMENTS_AZ_SCM_TYPE: 'azure',
+  PENNON_ENVIRONMENTS_AZ_SCM_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
   PENNON_ENVIRONMENTS_BARE_STORAGE: 'flags',
   PENNON_ENVIRONMENTS_BARE_DIRECTORY: 'bare',
   ...extra,
 });
 
 /** The same flag file in every environment's directory. */
-const files = (variant: string) => Object.fromEntries(['prod', 'lab', 'bare'].map((d) => [`${d}/production/features.yaml`, flags(variant)]));
+const files = (variant: string) => Object.fromEntries(['prod', 'lab', 'tea', 'bb', 'az', 'bare'].map((d) => [`${d}/production/features.yaml`, flags(variant)]));
 
 const colourOf = (env: GitEnvironment) => {
   const flag = env.compiled('production')?.flags.get('colour');
@@ -94,6 +106,7 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
   let server: TestServer;
   let prod: GitEnvironment;
   let repository: GitRepository;
+  let remoteClosed = false;
 
   beforeAll(async () => {
     remote = await startGitRemote();
@@ -104,7 +117,7 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
   });
   afterAll(async () => {
     await server?.stop();
-    await remote?.close();
+    if (!remoteClosed) await remote?.close();
   });
 
   it('starts with the first commit (fetched at start)', () => {
@@ -124,53 +137,68 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
     expect(await metric(server, 'service_incoming_webhook_fetch_errors_total', { environment: 'prod', scm: 'github' })).toBe(0);
   });
 
-  it('a signed GitLab push to lab answers 202 and fetches', async () => {
-    const commit = remote.commit(files('red'));
-    const res = await deliver(server, 'lab', buildDelivery('gitlab'));
-    expect(res.status).toBe(202);
-    await until(() => server.service.environments!.get('lab')!.snapshot.commit === commit);
-    expect(await metric(server, 'service_incoming_webhook_requests_total', { environment: 'lab', scm: 'gitlab', result: 'accepted' })).toBe(1);
-  });
+  const CASES: [DeliveryKind, string, string][] = [
+    ['github', 'prod', 'ping'],
+    ['gitlab', 'lab', 'Note Hook'],
+    ['gitea', 'tea', 'issues'],
+    ['bitbucket-cloud', 'bb', 'diagnostics:ping'],
+    ['bitbucket-server', 'bb', 'pr:opened'],
+    ['azure', 'az', 'git.pullrequest.created'],
+  ];
+  const requests = (environment: string, scm: string, result: string) => metric(server, 'service_incoming_webhook_requests_total', { environment, scm, result });
 
-  for (const [kind, environment] of [
-    ['github', 'prod'],
-    ['gitlab', 'lab'],
-  ] as const) {
+  for (const [kind, environment, otherEvent] of CASES) {
     describe(`${kind} deliveries to ${environment}`, () => {
+      const scm = SCM_OF[kind];
+
+      it('a signed push to the tracked branch answers 202 and the environment follows', async () => {
+        const before = await requests(environment, scm, 'accepted');
+        const commit = remote.commit(files(`v${kind.replace('-', '')}`));
+        const res = await deliver(server, environment, buildDelivery(kind));
+        expect(res.status).toBe(202);
+        const env = server.service.environments!.get(environment)!;
+        await until(() => env.snapshot.commit === commit);
+        expect(colourOf(env)).toBe(`v${kind.replace('-', '')}`);
+        expect(await requests(environment, scm, 'accepted')).toBe(before + 1);
+      });
+
       it('a wrong secret answers 401 with no reason in the body, and no fetch', async () => {
+        const before = await requests(environment, scm, 'unauthorized');
         const runs = repository.fetchRuns;
         const res = await deliver(server, environment, buildDelivery(kind, { secret: 'not-the-secret' }));
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ code: 16, message: 'request was not authenticated', details: [] });
         expect(repository.fetchRuns).toBe(runs);
-        expect(await metric(server, 'service_incoming_webhook_requests_total', { environment, scm: kind, result: 'unauthorized' })).toBe(1);
+        expect(await requests(environment, scm, 'unauthorized')).toBe(before + 1);
       });
 
-      it('a ping (another event) answers 200 and fetches nothing', async () => {
+      it('a ping or another event answers 200 and fetches nothing', async () => {
         const runs = repository.fetchRuns;
-        const res = await deliver(server, environment, buildDelivery(kind, { event: kind === 'github' ? 'ping' : 'Note Hook' }));
+        const res = await deliver(server, environment, buildDelivery(kind, { event: otherEvent }));
         expect(res.status).toBe(200);
         expect(repository.fetchRuns).toBe(runs);
       });
 
       it('a push to another branch answers 200 and fetches nothing', async () => {
+        const before = await requests(environment, scm, 'ignored');
         const runs = repository.fetchRuns;
         const res = await deliver(server, environment, buildDelivery(kind, { branch: 'feature/x' }));
         expect(res.status).toBe(200);
         expect(repository.fetchRuns).toBe(runs);
-        expect(await metric(server, 'service_incoming_webhook_requests_total', { environment, scm: kind, result: 'ignored' })).toBe(2);
+        expect(await requests(environment, scm, 'ignored')).toBe(before + 1);
       });
 
       it('a malformed (but authenticated) delivery answers 400 without echoing the reason', async () => {
+        const before = await requests(environment, scm, 'invalid');
         const res = await deliver(server, environment, buildDelivery(kind, { body: '{"ref": ' }));
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ code: 3, message: 'malformed webhook delivery', details: [] });
-        expect(await metric(server, 'service_incoming_webhook_requests_total', { environment, scm: kind, result: 'invalid' })).toBe(1);
+        expect(await requests(environment, scm, 'invalid')).toBe(before + 1);
       });
 
       it('a 6 MiB body answers 413 with the error body', async () => {
         const body = Buffer.alloc(6 * 1024 * 1024, 0x20);
-        const res = await deliver(server, environment, { ...buildDelivery(kind, { body }) });
+        const res = await deliver(server, environment, buildDelivery(kind, { body }));
         expect(res.status).toBe(413);
         expect(res.body).toMatchObject({ code: 8, message: 'request body is too large' });
       });
@@ -206,6 +234,20 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
     expect(repository.fetchRuns - runs).toBeGreaterThanOrEqual(1);
     expect(repository.fetchRuns - runs).toBeLessThanOrEqual(2);
     expect(colourOf(prod)).toBe('purple');
+  });
+
+  it('a fetch that fails after a 202 is counted in the fetch error counter (last: it stops the remote)', async () => {
+    await remote.close();
+    remoteClosed = true;
+    const res = await deliver(server, 'prod', buildDelivery('github'));
+    expect(res.status).toBe(202);
+    const deadline = Date.now() + 10_000;
+    while ((await metric(server, 'service_incoming_webhook_fetch_errors_total', { environment: 'prod', scm: 'github' })) < 1) {
+      if (Date.now() > deadline) throw new Error('no fetch error counted');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(repository.stats.fetchErrors).toBeGreaterThanOrEqual(1);
+    expect(colourOf(prod)).toBe('purple'); // the last good snapshot stays in service
   });
 });
 
