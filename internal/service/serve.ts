@@ -12,7 +12,7 @@ import { prepareSchema, type Store } from '../storage';
 import { openStore } from './database';
 import { startGrpcHealth } from '../server/grpc-health';
 import { whenReachable, StartCancelled } from './startup';
-import { featureStatus, loadLicense } from '../license';
+import { featureStatus, loadLicense, USING_TEST_ISSUER } from '../license';
 import type { GitEnvironments } from '../git';
 
 export { StartCancelled };
@@ -52,6 +52,7 @@ async function openEnvironments(config: Config, logger: Logger): Promise<GitEnvi
 /** Whether the webhook route is served: only with a licence that grants it (else a warning says why). */
 function webhookLicensed(config: Config, logger: Logger, clock: Clock): boolean {
   const licence = loadLicense({ key: config.license.key, file: config.license.file }, new Date(Math.floor(clock.nowMicros() / 1000)));
+  if (licence.state !== 'none' && USING_TEST_ISSUER) logger.warn('this build verifies licences against the test issuer (built without PENNON_LICENSE_ISSUER_KEY): not for production');
   if (licence.state === 'valid') logger.info(licence.reason);
   else if (licence.state !== 'none') logger.warn({ licence: licence.state, problem: licence.problem }, licence.reason);
   const status = featureStatus(licence, 'webhook');

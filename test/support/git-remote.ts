@@ -35,6 +35,8 @@ export interface GitRemote {
   uploadPacks: number;
   /** Requests refused for their Authorization header. */
   unauthorized: number;
+  /** Milliseconds every request is held before it is answered (settable; 0 by default): a slow remote. */
+  delay: number;
   /** Writes the files (path → text; null deletes), commits and pushes; returns the commit. */
   commit(files: Record<string, string | null>, message?: string): string;
   close(): Promise<void>;
@@ -55,7 +57,7 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
   git(root, 'init', '-q', '--bare', `--initial-branch=${branch}`, bare);
   git(root, 'init', '-q', `--initial-branch=${branch}`, work);
 
-  const state = { uploadPacks: 0, unauthorized: 0 };
+  const state = { uploadPacks: 0, unauthorized: 0, delay: 0 };
   const certificate = options.tls ? selfSigned(root) : { cert: '', key: '' };
   const handler: RequestListener = (req, res) => {
     if (options.authorization !== undefined && req.headers.authorization !== options.authorization) {
@@ -69,7 +71,8 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
       return;
     }
     if (req.method === 'POST' && req.url?.includes('git-upload-pack')) state.uploadPacks++;
-    cgi(root, req, res);
+    if (state.delay > 0) setTimeout(() => cgi(root, req, res), state.delay);
+    else cgi(root, req, res);
   };
   const server = options.tls ? createTlsServer(certificate, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -85,6 +88,12 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
     },
     get unauthorized() {
       return state.unauthorized;
+    },
+    get delay() {
+      return state.delay;
+    },
+    set delay(ms: number) {
+      state.delay = ms;
     },
     commit(files, message = 'change flags') {
       for (const [path, text] of Object.entries(files)) {

@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateVariant } from '../../../internal/evaluation';
@@ -15,8 +16,8 @@ import { buildDelivery, SCM_OF, TEST_WEBHOOK_SECRET, type BuiltDelivery, type De
  */
 
 const testIssuer = createPrivateKey(readFileSync(join(__dirname, '../../fixtures/license/issuer-test.key')));
-const licence = (features: string[] = ['webhook']) =>
-  encodeLicense({ v: 1, id: 'lic-webhook-test', customer: 'Webhook Test', features, issued_at: '2026-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' }, testIssuer);
+const licence = (features: string[] = ['webhook'], expires = '2099-01-01T00:00:00Z') =>
+  encodeLicense({ v: 1, id: 'lic-webhook-test', customer: 'Webhook Test', features, issued_at: '2026-01-01T00:00:00Z', expires_at: expires }, testIssuer);
 
 const flags = (variant: string) => `version: "1.6"
 namespace: production
@@ -226,13 +227,19 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
   it('20 concurrent deliveries make at most two fetches, and the environment ends on the last commit', async () => {
     const runs = repository.fetchRuns;
     const last = remote.commit(files('purple'));
-    const results = await Promise.all(Array.from({ length: 20 }, () => deliver(server, 'prod', buildDelivery('github'))));
-    expect(results.map((r) => r.status)).toEqual(Array(20).fill(202));
-    await until(() => prod.snapshot.commit === last);
-    await until(() => repository.fetchRuns - runs >= 1);
-    await new Promise((r) => setTimeout(r, 300)); // any fetch still queued would start by now
-    expect(repository.fetchRuns - runs).toBeGreaterThanOrEqual(1);
-    expect(repository.fetchRuns - runs).toBeLessThanOrEqual(2);
+    // A slow remote (each Git request held 1 s), so that all 20 arrive while the first fetch runs.
+    remote.delay = 1000;
+    try {
+      const results = await Promise.all(Array.from({ length: 20 }, () => deliver(server, 'prod', buildDelivery('github'))));
+      expect(results.map((r) => r.status)).toEqual(Array(20).fill(202));
+      await until(() => prod.snapshot.commit === last, 15_000);
+      await new Promise((r) => setTimeout(r, 300)); // the queued fetch, if any, starts as the first ends
+      expect(repository.fetchRuns - runs).toBeGreaterThanOrEqual(1);
+      expect(repository.fetchRuns - runs).toBeLessThanOrEqual(2);
+    } finally {
+      remote.delay = 0;
+    }
+    await repository.requestSync(); // let any queued fetch finish before the next test
     expect(colourOf(prod)).toBe('purple');
   });
 
@@ -263,13 +270,26 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
     await remote?.close();
   });
 
-  it('is absent (404) with no licence, and with a licence lacking the feature', async () => {
-    for (const extra of [{}, { PENNON_LICENSE_KEY: licence([]) }] as Record<string, string>[]) {
+  it('is absent (404) with no licence, a licence lacking the feature, an expired or a forged one', async () => {
+    const forged = licence().replace(/^./, (c) => (c === 'e' ? 'f' : 'e'));
+    const expired = licence(['webhook'], '2020-01-01T00:00:00Z');
+    for (const extra of [{}, { PENNON_LICENSE_KEY: licence([]) }, { PENNON_LICENSE_KEY: expired }, { PENNON_LICENSE_KEY: forged }] as Record<string, string>[]) {
       const server = await startTestServer(gitEnv(remote.url, extra));
       servers.push(server);
       expect(colourOf(server.service.environments!.get('prod')!)).toBe('blue'); // environments still served from Git
       const res = await deliver(server, 'prod', buildDelivery('github'));
       expect(res.status).toBe(404);
     }
+  });
+
+  it('is served with the licence given as license.file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pennon-licence-'));
+    const file = join(dir, 'licence.txt');
+    writeFileSync(file, `${licence()}\n`);
+    const server = await startTestServer(gitEnv(remote.url, { PENNON_LICENSE_FILE: file }));
+    servers.push(server);
+    const res = await deliver(server, 'prod', buildDelivery('github', { event: 'ping' }));
+    expect(res.status).toBe(200);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
