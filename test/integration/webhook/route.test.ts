@@ -282,6 +282,17 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
     }
   });
 
+  it('answers 503 once the server is draining', async () => {
+    const server = await startTestServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
+    servers.push(server);
+    const delivery = buildDelivery('github');
+    const stopping = server.service.stop(); // health turns draining at once
+    const res = await server.service.app.inject({ method: 'POST', url: '/api/v2/webhooks/prod', headers: delivery.headers, payload: delivery.body });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({ code: 14, message: 'the service is shutting down', details: [] });
+    await stopping;
+  });
+
   it('is served with the licence given as license.file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pennon-licence-'));
     const file = join(dir, 'licence.txt');
