@@ -88,11 +88,12 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookDeps, health: H
             (result) => {
               const failed = result.error !== null && result.error !== undefined;
               metrics?.webhookSync(target.name, target.scm, (performance.now() - started) / 1000, failed);
-              if (failed) logger.warn({ environment: target.name, storage: target.storage, err: result.error }, 'webhook fetch failed (polling remains the fallback)');
+              // The repository has logged the error itself ("error performing fetch"); not repeated here.
+              if (failed) logger.warn({ environment: target.name, storage: target.storage }, 'the fetch scheduled by a webhook failed (polling remains the fallback)');
             },
             (err: unknown) => {
               metrics?.webhookSync(target.name, target.scm, (performance.now() - started) / 1000, true);
-              logger.error({ environment: target.name, storage: target.storage, err }, 'webhook fetch failed');
+              logger.error({ environment: target.name, storage: target.storage, error: err instanceof Error ? err.message : String(err) }, 'the fetch scheduled by a webhook failed');
             },
           );
           return reply.status(202).type('application/json').send({ result: 'accepted' });
