@@ -293,6 +293,22 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
     await stopping;
   });
 
+  it('needs no API token when authentication is required, and its metrics follow metrics.namespace', async () => {
+    const server = await startTestServer(
+      gitEnv(remote.url, {
+        PENNON_LICENSE_KEY: licence(),
+        PENNON_AUTHENTICATION_REQUIRED: 'true',
+        PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
+        PENNON_METRICS_NAMESPACE: 'flipt',
+      }),
+    );
+    servers.push(server);
+    expect((await server.api.get('/api/v1/namespaces')).status).toBe(401); // the API does want a token
+    const res = await deliver(server, 'prod', buildDelivery('github', { event: 'ping' }));
+    expect(res.status).toBe(200);
+    expect(await metric(server, 'flipt_incoming_webhook_requests_total', { environment: 'prod', scm: 'github', result: 'ignored' })).toBe(1);
+  });
+
   it('is served with the licence given as license.file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pennon-licence-'));
     const file = join(dir, 'licence.txt');
