@@ -89,7 +89,7 @@ export class Authenticator {
 
   /** Forgets a revoked authentication at once, here and (given its hash) in the shared cache. */
   revoke(id: string, hashedToken: string | null = null): void {
-    for (const [hash, entry] of this.local) if (entry.auth?.id === id) this.local.delete(hash);
+    this.forget(id);
     if (hashedToken !== null && this.shared) void this.shared.cache.delete(`auth:${hashedToken}`);
     for (const listener of this.revokeListeners) listener(id);
   }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { unwrap } from './env';
+import { marked } from './redact';
 import { configSchema, DURATION_SCHEMAS, SECRET_SCHEMAS, type Config } from './schema';
 
 /**
@@ -7,16 +8,6 @@ import { configSchema, DURATION_SCHEMAS, SECRET_SCHEMAS, type Config } from './s
  * secrets left out altogether (Flipt tags them `json:"-"`), durations in nanoseconds (Go's
  * time.Duration). Map keys (headers, metadata) are kept as written.
  */
-function marked(set: WeakSet<z.ZodType>, schema: z.ZodType): boolean {
-  let s: z.ZodType | undefined = schema;
-  for (let i = 0; s && i < 6; i++) {
-    if (set.has(s)) return true;
-    const inner: { innerType?: z.ZodType; in?: z.ZodType } = (s as unknown as { def: { innerType?: z.ZodType; in?: z.ZodType } }).def;
-    s = inner.innerType ?? inner.in;
-  }
-  return false;
-}
-
 const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 const OMIT = Symbol('omit');

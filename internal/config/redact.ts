@@ -9,18 +9,19 @@ import { configSchema, SECRET_SCHEMAS, type Config } from './schema';
  */
 export const REDACTED = '[redacted]';
 
-function isSecret(schema: z.ZodType): boolean {
+/** Whether a schema (or one it wraps: default, optional, pipe) carries a mark such as "secret". */
+export function marked(set: WeakSet<z.ZodType>, schema: z.ZodType): boolean {
   let s: z.ZodType | undefined = schema;
   for (let i = 0; s && i < 6; i++) {
-    if (SECRET_SCHEMAS.has(s)) return true;
-    const def: { innerType?: z.ZodType; in?: z.ZodType } = (s as unknown as { def: { innerType?: z.ZodType; in?: z.ZodType } }).def;
-    s = def.innerType ?? def.in;
+    if (set.has(s)) return true;
+    const inner: { innerType?: z.ZodType; in?: z.ZodType } = (s as unknown as { def: { innerType?: z.ZodType; in?: z.ZodType } }).def;
+    s = inner.innerType ?? inner.in;
   }
   return false;
 }
 
 function walk(schema: z.ZodType, value: unknown): unknown {
-  if (isSecret(schema)) return value === '' || value === undefined ? value : REDACTED;
+  if (marked(SECRET_SCHEMAS, schema)) return value === '' || value === undefined ? value : REDACTED;
   const def = (unwrap(schema) as unknown as { def: { type: string; shape?: Record<string, z.ZodType>; valueType?: z.ZodType; catchall?: z.ZodType } }).def;
   if (def.type === 'object' && def.shape && value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, def.shape![k] ? walk(def.shape![k], v) : def.catchall ? walk(def.catchall, v) : v]));

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Clock } from '../core';
 import type { Metrics } from '../telemetry';
+import { markFastifyRoutes } from '../telemetry/routes';
 import type { Tracing } from '../telemetry/tracing';
 import { createManagement } from '../management';
 import { AuthService, Authenticator } from '../auth';
@@ -105,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler(errorHandler(deps.logger));
-  deps.tracing?.nameRoutes(app);
+  if (deps.metrics || deps.tracing) markFastifyRoutes(app);
   installAuthGate(app, gate);
   app.addHook('preClose', async () => {
     closing = true;

@@ -17,6 +17,7 @@ import {
   variantResponseSchema,
 } from './wire/evaluation';
 import { parseJsonBody } from './wire/json';
+import { markRoute } from '../telemetry/routes';
 
 /**
  * The evaluation hot path's fast lane. `POST /evaluate/v1/variant` and `/boolean` are answered
@@ -65,8 +66,10 @@ export function fastLane(options: FastLaneOptions): (req: IncomingMessage, res: 
   return (req, res) => {
     if (req.method !== 'POST' || (options.declineOrigins && req.headers.origin !== undefined)) return false;
     const url = req.url ?? '';
-    const handler = routes.get(url.endsWith('/') ? url.slice(0, -1) : url);
+    const path = url.endsWith('/') ? url.slice(0, -1) : url;
+    const handler = routes.get(path);
     if (!handler) return false; // anything unusual (query strings, other paths) goes to Fastify
+    markRoute(req, path);
     if (options.closing()) {
       send(res, 503, JSON.stringify(errorBody(GRPC.UNAVAILABLE, 'the server is shutting down')), options.nextRequestId(), true);
       return true;

@@ -66,7 +66,6 @@ export class Metrics implements CacheCounters {
   /** namespace → flag → series (two lookups, no key built per evaluation). */
   private readonly flagSeries = new Map<string, Map<string, FlagSeries>>();
   private flagSeriesCount = 0;
-  private readonly resultSeries = new Map<string, { value: number }>();
   private readonly httpSeries = new Map<string, HttpSeries>();
 
   constructor(readonly namespace = 'service', options: { defaultMetrics?: boolean } = {}) {
@@ -131,19 +130,15 @@ export class Metrics implements CacheCounters {
     }
     const segment = r.segments.length === 0 ? '' : r.segments.length === 1 ? r.segments[0] : r.segments.join(',');
     const resultKey = `${series.key}\u0000${event.type}\u0000${r.match}\u0000${segment}\u0000${r.reason}\u0000${r.value}`;
-    let counter = this.resultSeries.get(resultKey);
-    if (!counter) {
-      // Outcomes per flag are few (variants × reasons × segments); still, keep the map bounded.
-      if (this.resultSeries.size >= MAX_FLAG_SERIES * 4) return;
-      const ns = event.namespace;
-      const flag = series.flag;
-      counter = this.evalResults.series_(resultKey, (): Record<string, string> =>
-        event.type === 'boolean'
-          ? { namespace: ns, flag, value: r.value, reason: r.reason, type: 'boolean' }
-          : { namespace: ns, flag, match: String(r.match), segment, reason: r.reason, value: r.value, type: 'variant' },
-      );
-      this.resultSeries.set(resultKey, counter);
-    }
+    // Outcomes per flag are few (variants × reasons × segments); still, keep the series bounded.
+    if (!this.evalResults.has(resultKey) && this.evalResults.size >= MAX_FLAG_SERIES * 4) return;
+    const ns = event.namespace;
+    const flag = series.flag;
+    const counter = this.evalResults.series_(resultKey, (): Record<string, string> =>
+      event.type === 'boolean'
+        ? { namespace: ns, flag, value: r.value, reason: r.reason, type: 'boolean' }
+        : { namespace: ns, flag, match: String(r.match), segment, reason: r.reason, value: r.value, type: 'variant' },
+    );
     series.last = { type: event.type, match: r.match, reason: r.reason, value: r.value, segments: r.segments, counter };
     counter.value++;
   }

@@ -38,6 +38,10 @@ export class TallyCounter {
     return s;
   }
 
+  has(key: string): boolean {
+    return this.series.has(key);
+  }
+
   get size(): number {
     return this.series.size;
   }

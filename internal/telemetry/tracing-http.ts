@@ -11,7 +11,7 @@ import {
   type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
-import type { FastifyInstance } from 'fastify';
+import { routeOf } from './routes';
 import type { RequestHandler } from './tracing';
 
 /** What the span makers share: our own tracer, context manager and propagator (none global). */
@@ -26,27 +26,15 @@ export interface PendingQuery {
   end(endTime: number, failed: boolean): void;
 }
 
-/** One traced request: its span, its route pattern once known, its unfinished queries. */
+/** One traced request: its span and its unfinished queries. */
 export interface RequestTrace {
   span: Span;
   method: string;
-  /** The route pattern; "" when Fastify matched none (a 404). */
-  route?: string;
   queries: Map<object, PendingQuery>;
 }
 
-const TRACE = Symbol('pennon.trace');
-type Traced = IncomingMessage & { [TRACE]?: RequestTrace };
-
 /** Where a query finds the request it runs for (its context carries this key). */
 export const REQUEST_KEY = createContextKey('pennon.request');
-
-/**
- * The paths the evaluation fast lane answers before Fastify (so no Fastify hook names them);
- * anything else that never reached Fastify's router keeps the bare method as its name, so that
- * raw paths never become span names.
- */
-const LANE_ROUTES = new Set(['/evaluate/v1/variant', '/evaluate/v1/boolean']);
 
 /**
  * Probes and scrapes are not traced: a load balancer's health check every few seconds and
@@ -75,7 +63,6 @@ export function tracedRequests(core: TracingCore, handler: RequestHandler): Requ
     // Unsampled: the request runs untouched (its evaluations and queries find no recording span).
     if (!span.isRecording()) return handler(req, res);
     const state: RequestTrace = { span, method, queries: new Map() };
-    (req as Traced)[TRACE] = state;
     const context = trace.setSpan(parent, span).setValue(REQUEST_KEY, state);
     // Body chunks and 'end' are emitted from the socket's parser, outside this call: binding the
     // request makes their listeners (Fastify's body reading, the fast lane's) run in its context,
@@ -85,7 +72,7 @@ export function tracedRequests(core: TracingCore, handler: RequestHandler): Requ
     const end = () => {
       if (ended) return;
       ended = true;
-      finish(state, res, path);
+      finish(state, req, res);
     };
     res.once('finish', end);
     res.once('close', end);
@@ -93,11 +80,11 @@ export function tracedRequests(core: TracingCore, handler: RequestHandler): Requ
   };
 }
 
-function finish(state: RequestTrace, res: ServerResponse, path: string): void {
+/** A request that no route answered keeps the bare method as its name: raw paths never become span names. */
+function finish(state: RequestTrace, req: IncomingMessage, res: ServerResponse): void {
   const { span } = state;
-  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  const route = state.route ?? (LANE_ROUTES.has(bare) ? bare : '');
-  if (route !== '') {
+  const route = routeOf(req);
+  if (route !== undefined) {
     span.setAttribute('http.route', route);
     span.updateName(`${state.method} ${route}`);
   }
@@ -113,18 +100,6 @@ function finish(state: RequestTrace, res: ServerResponse, path: string): void {
   for (const pending of state.queries.values()) pending.end(end, true);
   state.queries.clear();
   span.end();
-}
-
-/**
- * Names each Fastify request after its route pattern (`POST /evaluate/v1/batch`), never the raw
- * path. Installed before the authentication hook, so that refused requests are named too.
- */
-export function nameRoutes(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    const state = (request.raw as Traced)[TRACE];
-    if (state) state.route = request.routeOptions.url ?? '';
-    done();
-  });
 }
 
 /** The request a query runs for, when it runs inside a sampled, traced request. */

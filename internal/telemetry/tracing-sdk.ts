@@ -16,7 +16,7 @@ import { VERSION } from '../core/build-info';
 import { onEvaluation, type EvaluationEvent } from './evaluations';
 import type { Tracing } from './tracing';
 import { tracedQueries } from './tracing-db';
-import { nameRoutes, tracedRequests, type TracingCore } from './tracing-http';
+import { tracedRequests, type TracingCore } from './tracing-http';
 
 /** How long a stop waits for the last spans to reach the collector. */
 const SHUTDOWN_WAIT_MS = 5000;
@@ -145,7 +145,6 @@ export function createTracing(config: TracingConfig, logger: Logger): Promise<Tr
     let stopping: Promise<void> | undefined;
     return {
       requests: (handler) => tracedRequests(core, handler),
-      nameRoutes: (app) => nameRoutes(app),
       queries: (connection) => tracedQueries(core, connection),
       shutdown: () =>
         (stopping ??= (async () => {

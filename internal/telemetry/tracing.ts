@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { TracingConfig } from '../config';
@@ -26,8 +25,6 @@ export interface TraceableConnection {
 export interface Tracing {
   /** Wraps the HTTP server's handler once: a SERVER span per request, the rest runs inside it. */
   requests(handler: RequestHandler): RequestHandler;
-  /** Names each Fastify request's span after its route pattern (an onRequest hook). */
-  nameRoutes(app: FastifyInstance): void;
   /** The same connection whose queries (made on behalf of a traced request) become CLIENT spans. */
   queries<C extends TraceableConnection>(connection: C): C;
   /** Exports what is buffered and stops (bounded in time: a dead collector cannot hold up a stop). */
