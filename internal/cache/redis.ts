@@ -54,7 +54,7 @@ function describe(config: RedisConfig): string {
  * The shared cache and the message channel between instances. Every operation is bounded by
  * the command timeout and never throws: while Redis is away the instance runs on the database,
  * logs the outage once (and its end once), counts each failed operation in
- * `flipt_cache_error_total`, and reconnects by itself.
+ * `<metrics.namespace>_cache_error_total`, and reconnects by itself.
  */
 export class RedisCache implements Cache, Broadcast {
   readonly kind = 'redis';
