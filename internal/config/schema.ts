@@ -265,6 +265,11 @@ const license = z.strictObject({
   machine_id: z.string().default(''),
 });
 
+/** The dashboard (web/), served at `/` by the HTTP server; off for an API-only instance. */
+const ui = z.strictObject({
+  enabled: z.boolean().default(true),
+});
+
 export const configSchema = z.strictObject({
   version: z.string().optional(),
   log: log.prefault({}),
@@ -290,6 +295,7 @@ export const configSchema = z.strictObject({
   tracing: tracing.prefault({}),
   cors: cors.prefault({}),
   license: license.prefault({}),
+  ui: ui.prefault({}),
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -305,3 +311,4 @@ export type CacheConfig = Config['cache'];
 export type MetricsConfig = Config['metrics'];
 export type TracingConfig = Config['tracing'];
 export type CorsConfig = Config['cors'];
+export type UiConfig = Config['ui'];
