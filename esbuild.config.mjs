@@ -1,7 +1,9 @@
 // Bundles the CLI — and with it the whole service — into one CommonJS file, dist/pennon.cjs,
 // which scripts/build/sea.mjs then turns into the single executable dist/pennon. SQL
-// migrations are inlined as text, so nothing is read from the source tree at run time.
+// migrations are inlined as text, and the dashboard (web/, built first by scripts/build/web.mjs)
+// is embedded, so nothing is read from the source tree at run time.
 import { build } from 'esbuild';
+import { buildWeb, embeddedModule } from './scripts/build/web.mjs';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -69,8 +71,21 @@ const withoutCardinal = {
   },
 };
 
+/**
+ * The built dashboard goes inside the bundle: internal/server/dashboard/embedded.ts (null when
+ * running from source) is replaced by a module holding dist/web's files.
+ */
+const embedWeb = {
+  name: 'embed-web',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]internal[\\/]server[\\/]dashboard[\\/]embedded\.ts$/ }, () => ({ contents: embeddedModule(), loader: 'js' }));
+  },
+};
+
+await buildWeb();
+
 await build({
-  plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal],
+  plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal, embedWeb],
   entryPoints: ['cmd/main.ts'],
   outfile: 'dist/pennon.cjs',
   bundle: true,

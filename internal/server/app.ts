@@ -34,6 +34,7 @@ import { rolloutRoutes } from './routes/rollouts';
 import { ruleRoutes } from './routes/rules';
 import { segmentRoutes } from './routes/segments';
 import { webhookRoutes, type WebhookDeps } from './routes/webhook';
+import { dashboardRoutes } from './dashboard';
 
 /** Flipt's HTTP server timeouts: reading a request (headers included) 10 s, an idle or stalled socket 30 s. */
 const READ_TIMEOUT_MS = 10_000;
@@ -141,6 +142,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The inbound Git webhook: its own scope, which reads bodies as raw bytes.
   const webhooks = deps.webhooks;
   if (webhooks) await app.register(async (scope) => webhookRoutes(scope, webhooks, health, deps.metrics, deps.logger));
+  // The dashboard: one static route per built file, in a scope of its own (no API hooks).
+  if (deps.config.ui.enabled) await app.register(async (scope) => dashboardRoutes(scope, deps.logger));
 
   await app.ready();
   app.server.requestTimeout = READ_TIMEOUT_MS;

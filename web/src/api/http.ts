@@ -1,0 +1,90 @@
+import { ApiError, errorFrom } from './errors';
+
+/**
+ * The one way the dashboard talks to the server: fetch over the public API (the same paths as
+ * any Flipt client: /api/v1, /auth/v1, /evaluate/v1, /meta), same origin, JSON both ways.
+ * The client token (when authentication is required) lives in sessionStorage: it lasts for the
+ * browser tab's session and is never written anywhere that outlives it. A 401 clears it and
+ * calls the handler the session installed (which shows the login screen).
+ */
+
+const TOKEN_KEY = 'pennon.token';
+
+export function getToken(): string | null {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function setToken(token: string | null): void {
+  try {
+    if (token === null) sessionStorage.removeItem(TOKEN_KEY);
+    else sessionStorage.setItem(TOKEN_KEY, token);
+  } catch {
+    // Storage refused (private mode quotas): the token lasts until the page is reloaded.
+  }
+}
+
+let onUnauthorized: (error: ApiError) => void = () => undefined;
+
+/** The session registers what a 401 does (forget the token, show the login screen). */
+export function handleUnauthorized(handler: (error: ApiError) => void): void {
+  onUnauthorized = handler;
+}
+
+export interface RequestOptions {
+  /** A token to use instead of the stored one (the login screen checks one before keeping it). */
+  token?: string | null;
+  /** When false, a 401 is returned to the caller without the global handler (login checks). */
+  redirectOn401?: boolean;
+  signal?: AbortSignal;
+}
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+/** `/api/v1/namespaces/${ns}` with every segment encoded: keys may hold commas. */
+export function path(strings: TemplateStringsArray, ...values: (string | number)[]): string {
+  return strings.reduce((out, s, i) => out + s + (i < values.length ? encodeURIComponent(String(values[i])) : ''), '');
+}
+
+function withQuery(url: string, query?: Query): string {
+  if (!query) return url;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  const qs = params.toString();
+  return qs === '' ? url : `${url}?${qs}`;
+}
+
+export async function request<T>(method: string, url: string, body?: unknown, options: RequestOptions = {}, query?: Query): Promise<T> {
+  const token = options.token === undefined ? getToken() : options.token;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  let res: Response;
+  try {
+    // Relative to the page (no leading slash), as Flipt's UI does: works behind a path prefix.
+    res = await fetch(withQuery(url.replace(/^\//, ''), query), { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 0, 'The server could not be reached. Is Pennon running?', []);
+  }
+  const text = await res.text();
+  if (!res.ok) {
+    const error = errorFrom(res.status, text);
+    if (res.status === 401 && options.redirectOn401 !== false) {
+      setToken(null);
+      onUnauthorized(error);
+    }
+    throw error;
+  }
+  return (text === '' ? {} : JSON.parse(text)) as T;
+}
+
+export const http = {
+  get: <T>(url: string, query?: Query, options?: RequestOptions) => request<T>('GET', url, undefined, options, query),
+  post: <T>(url: string, body: unknown, options?: RequestOptions) => request<T>('POST', url, body, options),
+  put: <T>(url: string, body: unknown, options?: RequestOptions) => request<T>('PUT', url, body, options),
+  delete: <T = Record<string, never>>(url: string, options?: RequestOptions) => request<T>('DELETE', url, undefined, options),
+};

@@ -1,0 +1,69 @@
+import { useEffect } from 'preact/hooks';
+import { Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
+import { useHashLocation } from 'wouter-preact/use-hash-location';
+import { Layout } from './components/layout';
+import { LoadError, Loading } from './components/states';
+import { ToastProvider } from './components/toast';
+import { paths, screens } from './routes';
+import { LoginScreen } from './screens/login';
+import { NotFoundScreen } from './screens/not-found';
+import { NamespacesProvider, useNamespaces } from './session/namespaces';
+import { SessionProvider, useSession } from './session/session';
+
+/**
+ * The dashboard: hash routing (`/#/namespaces/default/flags`), so the server serves one page
+ * and any deep link survives a reload. The session decides between the login screen and the
+ * layout; the layout holds every screen that routes/index.ts lists.
+ */
+export function App() {
+  return (
+    <Router hook={useHashLocation}>
+      <ToastProvider>
+        <SessionProvider>
+          <Gate />
+        </SessionProvider>
+      </ToastProvider>
+    </Router>
+  );
+}
+
+const nav = screens.flatMap((s) => (s.nav ? [s.nav] : []));
+const routes = screens.flatMap((s) => s.routes);
+
+function Gate() {
+  const session = useSession();
+  const [location, navigate] = useLocation();
+
+  useEffect(() => {
+    if (session.status === 'login' && location !== paths.login) {
+      // Remember where the 401 interrupted, to go back there after logging in.
+      session.setReturnTo(location);
+      navigate(paths.login, { replace: true });
+    }
+  }, [session.status, location]);
+
+  if (session.status === 'loading') return <Loading label="Connecting to Pennon…" />;
+  if (session.status === 'error') return <LoadError error={session.error} retry={() => window.location.reload()} />;
+  if (session.status === 'login' || location === paths.login) return <LoginScreen />;
+  return (
+    <NamespacesProvider>
+      <Layout nav={nav}>
+        <Switch>
+          <Route path="/">
+            <Home />
+          </Route>
+          {routes.map((r) => (
+            <Route key={r.path} path={r.path} component={r.component} />
+          ))}
+          <Route component={NotFoundScreen} />
+        </Switch>
+      </Layout>
+    </NamespacesProvider>
+  );
+}
+
+/** `/` opens the flags of the namespace used last. */
+function Home() {
+  const { current } = useNamespaces();
+  return <Redirect to={paths.flags(current)} replace />;
+}

@@ -1,0 +1,87 @@
+import type { ComponentChildren } from 'preact';
+import { Link, useLocation } from 'wouter-preact';
+import type { NavEntry } from '../routes/types';
+import { useNamespaces } from '../session/namespaces';
+import { useSession } from '../session/session';
+import { NamespaceSwitcher } from './namespace-switcher';
+import { ThemeToggle } from './theme';
+
+/**
+ * The frame around every screen but login: the header (name, namespace switcher, theme, log
+ * out), the navigation built from the screens' `nav` entries, the read-only banner, and the
+ * screen itself in <main>. A "skip to content" link comes first for keyboard users.
+ */
+export function Layout({ nav, children }: { nav: NavEntry[]; children: ComponentChildren }) {
+  const { current } = useNamespaces();
+  const [location] = useLocation();
+  const session = useSession();
+  const groups: { title: string; entries: NavEntry[] }[] = [
+    { title: 'Namespace', entries: nav.filter((n) => n.group === 'namespace') },
+    { title: 'Settings', entries: nav.filter((n) => n.group === 'settings') },
+  ];
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main" onClick={skipToMain}>
+        Skip to content
+      </a>
+      <header class="topbar">
+        <Link href="/" class="brand">
+          <span class="brand-mark" aria-hidden="true" />
+          Pennon
+        </Link>
+        <NamespaceSwitcher />
+        <div class="topbar-end">
+          {session.meta && <span class="version">v{session.meta.version}</span>}
+          <ThemeToggle />
+          {session.hasToken && (
+            <button type="button" class="button button-quiet" onClick={session.logout}>
+              Log out
+            </button>
+          )}
+        </div>
+      </header>
+      <nav class="sidenav" aria-label="Main">
+        {groups.map((g) => (
+          <div class="nav-group" key={g.title}>
+            <p class="nav-title">{g.title}</p>
+            <ul>
+              {g.entries.map((entry) => {
+                const href = entry.href(current);
+                const active = location === href || location.startsWith(`${href}/`);
+                return (
+                  <li key={entry.label}>
+                    <Link href={href} class={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>
+                      {entry.label}
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </div>
+        ))}
+      </nav>
+      <main id="main" class="content" tabIndex={-1}>
+        <ReadOnlyBanner />
+        {children}
+      </main>
+    </div>
+  );
+}
+
+/** In a hash-routed app `#main` would be read as a route: move focus instead. */
+function skipToMain(event: Event) {
+  event.preventDefault();
+  document.getElementById('main')?.focus();
+}
+
+/** Says, on every screen, that this instance refuses changes (`/meta/info` storage). */
+export function ReadOnlyBanner() {
+  const { meta, readOnly } = useSession();
+  if (!meta || !readOnly) return null;
+  const why = meta.storage.type !== 'database' ? `its flags come from ${meta.storage.type} storage` : 'it is configured with storage.read_only';
+  return (
+    <div class="banner banner-readonly" role="note" data-testid="read-only-banner">
+      <strong>Read-only.</strong> This instance refuses changes: {why}. You can browse and evaluate, not edit.
+    </div>
+  );
+}

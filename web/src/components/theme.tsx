@@ -1,0 +1,34 @@
+import { useEffect, useState } from 'preact/hooks';
+import { readPreference, writePreference } from '../lib/storage';
+
+/**
+ * Light, dark or the system's choice. The stylesheet follows prefers-color-scheme unless
+ * <html data-theme> says otherwise; the choice is remembered across visits.
+ */
+export type Theme = 'system' | 'light' | 'dark';
+const ORDER: Theme[] = ['system', 'light', 'dark'];
+const LABEL: Record<Theme, string> = { system: 'Theme: system', light: 'Theme: light', dark: 'Theme: dark' };
+
+export function storedTheme(): Theme {
+  const value = readPreference('theme');
+  return value === 'light' || value === 'dark' ? value : 'system';
+}
+
+export function applyTheme(theme: Theme): void {
+  if (theme === 'system') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+}
+
+export function ThemeToggle() {
+  const [theme, setTheme] = useState<Theme>(storedTheme);
+  useEffect(() => {
+    applyTheme(theme);
+    writePreference('theme', theme === 'system' ? null : theme);
+  }, [theme]);
+  const next = ORDER[(ORDER.indexOf(theme) + 1) % ORDER.length];
+  return (
+    <button type="button" class="button button-quiet" onClick={() => setTheme(next)} title={`Switch to ${next}`}>
+      {LABEL[theme]}
+    </button>
+  );
+}

@@ -1,0 +1,102 @@
+import { useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { namespaces as api, type Namespace } from '../../api/namespaces';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { Page } from '../../components/page';
+import { Empty, LoadError, Loading } from '../../components/states';
+import { useToast } from '../../components/toast';
+import { formatDate } from '../../lib/format';
+import { paths } from '../../routes/paths';
+import { useNamespaces } from '../../session/namespaces';
+import { useSession } from '../../session/session';
+
+/** All namespaces, with search; each row links to its editor and can be deleted (not `default`). */
+export function NamespacesListScreen() {
+  const { list, loading, error, reload } = useNamespaces();
+  const { readOnly } = useSession();
+  const toast = useToast();
+  const [search, setSearch] = useState('');
+  const [doomed, setDoomed] = useState<Namespace | null>(null);
+
+  const needle = search.trim().toLowerCase();
+  const shown = needle === '' ? list : list.filter((n) => `${n.key} ${n.name} ${n.description}`.toLowerCase().includes(needle));
+  const actions = readOnly ? undefined : (
+    <Link href={paths.newNamespace} class="button button-primary">
+      New namespace
+    </Link>
+  );
+
+  return (
+    <Page title="Namespaces" actions={actions}>
+      {loading && list.length === 0 ? (
+        <Loading />
+      ) : error ? (
+        <LoadError error={error} retry={reload} />
+      ) : (
+        <>
+          <div class="toolbar">
+            <input type="search" class="search" placeholder="Search namespaces" aria-label="Search namespaces" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+          </div>
+          {shown.length === 0 ? (
+            <Empty title={needle ? 'No namespace matches.' : 'No namespaces yet.'} />
+          ) : (
+            <div class="table-wrap">
+              <table class="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Key</th>
+                    <th scope="col">Name</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Updated</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {shown.map((n) => (
+                    <tr key={n.key} data-key={n.key}>
+                      <td>
+                        <Link href={paths.namespace(n.key)} class="mono">
+                          {n.key}
+                        </Link>
+                      </td>
+                      <td>{n.name}</td>
+                      <td class="muted">{n.description}</td>
+                      <td class="nowrap">{formatDate(n.createdAt)}</td>
+                      <td class="nowrap">{formatDate(n.updatedAt)}</td>
+                      <td class="row-actions">
+                        {!readOnly && !n.protected && (
+                          <button type="button" class="button button-small button-danger-quiet" onClick={() => setDoomed(n)} aria-label={`Delete namespace ${n.key}`}>
+                            Delete
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+      <ConfirmDialog
+        open={doomed !== null}
+        title="Delete namespace?"
+        confirmLabel="Delete"
+        danger
+        onConfirm={async () => {
+          await api.delete(doomed!.key);
+          toast.success(`Namespace ${doomed!.key} deleted`);
+          reload();
+        }}
+        onClose={() => setDoomed(null)}
+      >
+        <p>
+          Namespace <strong class="mono">{doomed?.key}</strong> can be deleted only once it holds no flags. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </Page>
+  );
+}
