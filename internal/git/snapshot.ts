@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DEFAULT_NAMESPACE, type Constraint, type Flag, type Namespace, type NamespaceData, type Rollout, type Rule, type Segment, type Variant } from '../core';
 import { compileNamespace, type CompiledNamespace } from '../evaluation';
 import { decodeDocuments, encodingOf, planImport, type DocumentPlan, type ExistingState } from '../ext';
@@ -86,6 +87,15 @@ interface Builder {
   rollouts: Rollout[];
 }
 
+/**
+ * Ids for objects that have none in the files: UUID-shaped, derived from their position (so the
+ * same file gives the same ids at every commit and on every instance) and safe in a URL path.
+ */
+function positionalId(...parts: string[]): string {
+  const h = createHash('sha1').update(parts.join('\u0000')).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 /** Plans → domain objects. Ids are positional (stable for a commit); times are the commit's. */
 function assemble(plans: DocumentPlan[], commit: string, at: number): Map<string, GitNamespace> {
   const builders = new Map<string, Builder>();
@@ -101,12 +111,12 @@ function assemble(plans: DocumentPlan[], commit: string, at: number): Map<string
     if (doc.createNamespace) b.namespace = { ...b.namespace, name: doc.createNamespace.name, description: doc.createNamespace.description };
     const stamp = { createdAt: at, updatedAt: at };
     for (const seg of doc.segments) {
-      const constraints: Constraint[] = seg.constraints.map((c, i) => ({ id: `${ns}/${seg.key}/c${i}`, namespaceKey: ns, segmentKey: seg.key, ...c, ...stamp }));
+      const constraints: Constraint[] = seg.constraints.map((c, i) => ({ id: positionalId(ns, 'segment', seg.key, `c${i}`), namespaceKey: ns, segmentKey: seg.key, ...c, ...stamp }));
       b.segments.push({ namespaceKey: ns, key: seg.key, ...seg.input, constraints, ...stamp });
     }
     for (const fp of doc.flags) {
       const key = fp.input.key;
-      const variants: Variant[] = fp.variants.map((v, i) => ({ id: `${ns}/${key}/v${i}`, namespaceKey: ns, flagKey: key, ...v, ...stamp }));
+      const variants: Variant[] = fp.variants.map((v, i) => ({ id: positionalId(ns, 'flag', key, `v${i}`), namespaceKey: ns, flagKey: key, ...v, ...stamp }));
       b.flags.push({
         namespaceKey: ns,
         ...fp.input,
@@ -115,20 +125,20 @@ function assemble(plans: DocumentPlan[], commit: string, at: number): Map<string
         ...stamp,
       });
       fp.rules.forEach((rule, i) => {
-        const id = `${ns}/${key}/r${i}`;
+        const id = positionalId(ns, 'flag', key, `r${i}`);
         b.rules.push({
           id,
           namespaceKey: ns,
           flagKey: key,
           ...rule.input,
           rank: i + 1,
-          distributions: rule.distributions.map((d, j) => ({ id: `${id}/d${j}`, ruleId: id, variantId: variants[d.variant].id, rollout: d.rollout, ...stamp })),
+          distributions: rule.distributions.map((d, j) => ({ id: positionalId(id, `d${j}`), ruleId: id, variantId: variants[d.variant].id, rollout: d.rollout, ...stamp })),
           ...stamp,
         });
       });
       fp.rollouts.forEach((r, i) => {
         b.rollouts.push({
-          id: `${ns}/${key}/o${i}`,
+          id: positionalId(ns, 'flag', key, `o${i}`),
           namespaceKey: ns,
           flagKey: key,
           type: r.segment ? 'SEGMENT_ROLLOUT_TYPE' : 'THRESHOLD_ROLLOUT_TYPE',

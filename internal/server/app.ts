@@ -12,6 +12,7 @@ import { createManagement } from '../management';
 import { AuthService, Authenticator } from '../auth';
 import type { SnapshotCache } from '../snapshots';
 import { readOnlyWrites, type Store } from '../storage';
+import { singleSource, type FlagSources } from './sources';
 import { AuthGate, installAuthGate } from './auth-gate';
 import { installJsonBody } from './body';
 import { installCors } from './cors';
@@ -34,6 +35,7 @@ import { rolloutRoutes } from './routes/rollouts';
 import { ruleRoutes } from './routes/rules';
 import { segmentRoutes } from './routes/segments';
 import { webhookRoutes, type WebhookDeps } from './routes/webhook';
+import { environmentRoutes } from './routes/environments';
 import { dashboardRoutes } from './dashboard';
 
 /** Flipt's HTTP server timeouts: reading a request (headers included) 10 s, an idle or stalled socket 30 s. */
@@ -53,6 +55,11 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   snapshots: SnapshotCache;
+  /**
+   * Where flags are read per request: Git environments when configured (built by serve);
+   * the database (`snapshots` and the store) when not given.
+   */
+  sources?: FlagSources;
   /** Tokens; built from the store when not given. */
   auth?: AuthService;
   authenticator?: Authenticator;
@@ -80,10 +87,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, authenticator) : null;
   const health = deps.health ?? new HealthState();
 
+  const sources =
+    deps.sources ??
+    singleSource({ snapshots: deps.snapshots, management: createManagement(deps.store, deps.config.storage.read_only ? readOnlyWrites() : deps.store) });
   let closing = false;
   const lane = accessLog
     ? null
-    : fastLane({ snapshots: deps.snapshots, gate, logger: deps.logger, bodyLimit: deps.config.server.max_body_bytes, nextRequestId: requestIds, closing: () => closing, declineOrigins: deps.config.cors.enabled });
+    : fastLane({ sources, gate, logger: deps.logger, bodyLimit: deps.config.server.max_body_bytes, nextRequestId: requestIds, closing: () => closing, declineOrigins: deps.config.cors.enabled });
   const app = Fastify({
     // The evaluation fast lane answers its routes before Fastify sees them (see fast-lane.ts).
     serverFactory: (handler) => {
@@ -116,28 +126,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installJsonBody(app);
   if (deps.config.cors.enabled) await installCors(app, deps.config.cors);
 
-  const management = createManagement(deps.store, deps.config.storage.read_only ? readOnlyWrites() : deps.store);
   healthRoutes(app, health);
   if (deps.metrics) installMetrics(app, deps.metrics);
-  metaRoutes(app, deps.config);
+  metaRoutes(app, deps.config, sources.gitBacked);
   authRoutes(app, auth, { tokenMethod: deps.config.authentication.methods.token.enabled });
   await app.register(async (api) => {
     // gzip for large management responses (lists); evaluation answers are small and skip it.
     await api.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });
     installPretty(api);
-    namespaceRoutes(api, management);
-    flagRoutes(api, management);
-    segmentRoutes(api, management);
-    ruleRoutes(api, management);
-    rolloutRoutes(api, management);
-    legacyEvaluationRoutes(api, deps.snapshots);
+    namespaceRoutes(api, sources);
+    flagRoutes(api, sources);
+    segmentRoutes(api, sources);
+    ruleRoutes(api, sources);
+    rolloutRoutes(api, sources);
+    if (sources.gitBacked) environmentRoutes(api, sources, deps.config);
+    legacyEvaluationRoutes(api, sources);
   });
   // The evaluation hot path: its own scope, without the management hooks.
-  await app.register(async (scope) => evaluationRoutes(scope, deps.snapshots));
-  await app.register(async (scope) => ofrepRoutes(scope, deps.snapshots, { cacheEnabled: deps.config.cache.enabled, cacheTtlMs: deps.config.cache.ttl }, deps.logger));
+  await app.register(async (scope) => evaluationRoutes(scope, sources));
+  await app.register(async (scope) => ofrepRoutes(scope, sources, { cacheEnabled: deps.config.cache.enabled, cacheTtlMs: deps.config.cache.ttl }, deps.logger));
   await app.register(async (scope) => {
     await scope.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });
-    clientSnapshotRoutes(scope, deps.snapshots);
+    clientSnapshotRoutes(scope, sources);
   });
   // The inbound Git webhook: its own scope, which reads bodies as raw bytes.
   const webhooks = deps.webhooks;

@@ -5,7 +5,7 @@ import { DEFAULT_NAMESPACE, PennonError, type Authentication } from '../core';
 import type { AuthGate } from './auth-gate';
 import type { CompiledFlag } from '../evaluation';
 import { booleanOf, flagFor, variantOf } from './observed-evaluation';
-import type { SnapshotCache } from '../snapshots';
+import type { FlagSources } from './sources';
 import { describeError, errorBody, GRPC, wwwAuthenticate } from './errors';
 import {
   booleanResponse,
@@ -28,7 +28,8 @@ import { markRoute } from '../telemetry/routes';
  */
 
 export interface FastLaneOptions {
-  snapshots: SnapshotCache;
+  /** The database, or the Git environment the request names. */
+  sources: FlagSources;
   /** Present when authentication is required: the same checks as the Fastify routes'. */
   gate: AuthGate | null;
   logger: Logger;
@@ -41,7 +42,7 @@ export interface FastLaneOptions {
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-type Answer = (body: unknown, started: number, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null) => void;
+type Answer = (body: unknown, started: number, req: IncomingMessage, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null) => void;
 
 const serializeVariant = fastJson(variantResponseSchema);
 const serializeBoolean = fastJson(booleanResponseSchema);
@@ -52,10 +53,10 @@ export function fastLane(options: FastLaneOptions): (req: IncomingMessage, res: 
   const route =
     (answer: Answer): Handler =>
     (req, res) => {
-      if (!guarded) return readBody(req, res, options, (body, started) => answer(body, started, res, options, null));
+      if (!guarded) return readBody(req, res, options, (body, started) => answer(body, started, req, res, options, null));
       // As in Flipt, an unauthenticated request is refused before its body is looked at.
       options.gate!.check(req.headers.authorization, 'evaluation').then(
-        (auth) => readBody(req, res, options, (body, started) => answer(body, started, res, options, auth)),
+        (auth) => readBody(req, res, options, (body, started) => answer(body, started, req, res, options, auth)),
         (err: unknown) => fail(res, err, options),
       );
     };
@@ -112,18 +113,18 @@ function answer(
   }
 }
 
-function variant(body: unknown, started: number, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null): void {
+function variant(body: unknown, started: number, httpReq: IncomingMessage, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null): void {
   const req = decodeEvaluationRequest(body);
   if (auth) options.gate!.checkNamespace(auth, req.namespaceKey);
-  answer(flagFor(options.snapshots, 'variant', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
+  answer(flagFor(options.sources.of(httpReq).snapshots, 'variant', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
     serializeVariant(variantResponse(req.flagKey, variantOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), started))),
   );
 }
 
-function boolean(body: unknown, started: number, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null): void {
+function boolean(body: unknown, started: number, httpReq: IncomingMessage, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null): void {
   const req = decodeEvaluationRequest(body);
   if (auth) options.gate!.checkNamespace(auth, req.namespaceKey);
-  answer(flagFor(options.snapshots, 'boolean', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
+  answer(flagFor(options.sources.of(httpReq).snapshots, 'boolean', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
     serializeBoolean(booleanResponse(req.flagKey, booleanOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), started))),
   );
 }

@@ -1,5 +1,5 @@
 import { evaluateBoolean, evaluateVariant, type BooleanResult, type CompiledFlag, type Context, type VariantResult } from '../evaluation';
-import type { SnapshotCache } from '../snapshots';
+import type { Snapshots } from '../snapshots';
 import { emitEvaluation, evaluationsObserved, type EvaluationEvent } from '../telemetry/evaluations';
 
 type Outcome = NonNullable<EvaluationEvent['result']>;
@@ -44,12 +44,12 @@ export function booleanOf(ns: string, flag: CompiledFlag, entityId: string, cont
 
 /** A flag for one evaluation; a failed lookup (not found, store unavailable) is reported as an evaluation error. */
 export function flagFor(
-  snapshots: SnapshotCache,
+  snapshots: Snapshots,
   type: 'variant' | 'boolean',
   requested: string,
   ns: string,
   key: string,
-): ReturnType<SnapshotCache['flagNow']> {
+): ReturnType<Snapshots['flagNow']> {
   if (!evaluationsObserved()) return snapshots.flagNow(ns, key);
   const startedAt = performance.now();
   const failed = (error: unknown) => {

@@ -14,6 +14,7 @@ import { startGrpcHealth } from '../server/grpc-health';
 import { whenReachable, StartCancelled } from './startup';
 import { featureStatus, loadLicense, USING_TEST_ISSUER } from '../license';
 import type { GitEnvironments } from '../git';
+import { gitSources, openEnvironments } from './environments';
 
 export { StartCancelled };
 
@@ -35,20 +36,6 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/**
- * The first token, when none exists (several instances starting together run this under the
- * database's cross-process lock). Its value is logged only when it was generated here.
- */
-/**
- * The Git environments, when any are configured: isomorphic-git is loaded only then. Their fetch
- * and build failures are logged by the repositories themselves.
- */
-async function openEnvironments(config: Config, logger: Logger): Promise<GitEnvironments | null> {
-  if (Object.keys(config.environments).length === 0) return null;
-  const { GitEnvironments } = await import('../git');
-  return new GitEnvironments({ config, logger });
-}
-
 /** Whether the webhook route is served: only with a licence that grants it (else a warning says why). */
 function webhookLicensed(config: Config, logger: Logger, clock: Clock): boolean {
   const licence = loadLicense({ key: config.license.key, file: config.license.file }, new Date(Math.floor(clock.nowMicros() / 1000)));
@@ -60,6 +47,10 @@ function webhookLicensed(config: Config, logger: Logger, clock: Clock): boolean 
   return status.enabled;
 }
 
+/**
+ * The first token, when none exists (several instances starting together run this under the
+ * database's cross-process lock). Its value is logged only when it was generated here.
+ */
 async function bootstrapToken(auth: AuthService, tokens: Config['authentication']['methods']['token'], logger: Logger): Promise<void> {
   const result = await auth.bootstrap(tokens);
   if (!result.created) return;
@@ -96,9 +87,10 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   let app: FastifyInstance | undefined;
   let environments: GitEnvironments | null = null;
   try {
-    environments = await openEnvironments(config, logger);
-    const webhooks = environments && webhookLicensed(config, logger, clock) ? { config, environments } : null;
     const metrics = config.metrics.enabled ? new Metrics(config.metrics.namespace) : null;
+    environments = await openEnvironments(config, logger, metrics);
+    const webhooks = environments && webhookLicensed(config, logger, clock) ? { config, environments } : null;
+    const sources = environments ? await gitSources(environments) : undefined;
     stopRecording = metrics?.recordEvaluations() ?? stopRecording;
     if (metrics && connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
     const { cache, redis } = openCache(config, logger, metrics);
@@ -115,7 +107,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     // no revocation is published (`pennon token delete` in-process, SQL) must stop working as fast.
     const authenticator = new Authenticator(store, clock, 1000, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) });
     const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash));
-    app = await buildApp({ config, store, clock, logger, snapshots, auth, authenticator, health, metrics, tracing, webhooks });
+    app = await buildApp({ config, store, clock, logger, snapshots, sources, auth, authenticator, health, metrics, tracing, webhooks });
     await app.listen({ host: config.server.host, port: config.server.http_port }).catch((err: { code?: string }) => {
       throw err.code === 'EADDRINUSE' ? new Error(`server.http_port ${config.server.http_port} on ${config.server.host} is in use (EADDRINUSE)`) : err;
     });

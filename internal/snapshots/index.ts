@@ -1,1 +1,5 @@
 export { SnapshotCache, type SnapshotCacheOptions } from './cache';
+import type { SnapshotCache } from './cache';
+
+/** What evaluation routes read: the database's SnapshotCache, or a Git environment's snapshots. */
+export type Snapshots = Pick<SnapshotCache, 'get' | 'flag' | 'flagNow'>;

@@ -56,6 +56,7 @@ export class Metrics implements CacheCounters {
   private readonly webhookRequests: Counter<'environment' | 'scm' | 'result'>;
   private readonly webhookFetchErrors: Counter<'environment' | 'scm'>;
   private readonly webhookSyncDuration: Histogram<'environment' | 'scm'>;
+  private readonly gitSyncErrors: Counter<'environment' | 'stage'>;
   // The hot path's metrics: plain numbers per series (see tally.ts).
   private readonly httpRequests: TallyCounter;
   private readonly httpDuration: TallyHistogram;
@@ -79,6 +80,7 @@ export class Metrics implements CacheCounters {
     this.webhookRequests = new Counter({ name: n('incoming_webhook_requests_total'), help: 'Inbound Git webhook requests by result (accepted, ignored, unauthorized, not_found, invalid)', labelNames: ['environment', 'scm', 'result'], registers });
     this.webhookFetchErrors = new Counter({ name: n('incoming_webhook_fetch_errors_total'), help: 'Git fetches scheduled by a webhook that failed', labelNames: ['environment', 'scm'], registers });
     this.webhookSyncDuration = new Histogram({ name: n('incoming_webhook_sync_duration_seconds'), help: 'Duration of the Git sync scheduled by a webhook', labelNames: ['environment', 'scm'], buckets: WEBHOOK_SYNC_BUCKETS_S, registers });
+    this.gitSyncErrors = new Counter({ name: n('git_sync_errors_total'), help: 'Git environment updates that failed: fetch (the remote) or build (invalid flag files; the last good snapshot stays in service)', labelNames: ['environment', 'stage'], registers });
     this.httpRequests = new TallyCounter(this.registry, n('http_requests_total'), 'HTTP requests by route pattern');
     this.httpDuration = new TallyHistogram(this.registry, n('http_request_duration_seconds'), 'HTTP request duration by route pattern', HTTP_BUCKETS_S);
     this.evalRequests = new TallyCounter(this.registry, n('evaluations_requests_total'), 'Flag evaluations');
@@ -100,6 +102,11 @@ export class Metrics implements CacheCounters {
   /** One inbound webhook request (unknown environments: environment and scm "unknown", result not_found). */
   webhookRequest(environment: string, scm: string, result: string): void {
     this.webhookRequests.inc({ environment, scm, result });
+  }
+
+  /** A Git fetch (poll or webhook) that failed, or a commit whose flag files did not build; per environment. */
+  gitSyncError(environment: string, stage: 'fetch' | 'build'): void {
+    this.gitSyncErrors.inc({ environment, stage });
   }
 
   /** The sync a webhook scheduled finished: its duration, and whether the fetch failed. */

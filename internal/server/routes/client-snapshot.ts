@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CompiledFlag, CompiledNamespace, CompiledSegment } from '../../evaluation';
-import type { SnapshotCache } from '../../snapshots';
+import type { FlagSources } from '../sources';
 import { float32, timestamp } from '../wire/encode';
 
 /**
@@ -99,13 +99,15 @@ export function snapshotDocument(snapshot: CompiledNamespace, acceptVersion: str
   return doc;
 }
 
-export function clientSnapshotRoutes(app: FastifyInstance, snapshots: SnapshotCache): void {
+export function clientSnapshotRoutes(app: FastifyInstance, sources: FlagSources): void {
   const config = { surface: 'evaluation' as const, namespaceOf: (r: FastifyRequest) => (r.params as { key: string }).key };
   app.get<{ Params: { key: string } }>('/internal/v1/evaluation/snapshot/namespace/:key', { config }, async (request, reply) => {
-    const snapshot = await snapshots.get(request.params.key);
+    const source = sources.of(request.raw);
+    const snapshot = await source.snapshots.get(request.params.key);
     // A namespace that does not exist has no version, so no ETag (as Flipt's SQL store).
     if (snapshot.revision !== '') {
-      const etag = createHash('sha1').update(snapshot.revision).digest('hex');
+      // Environments on one repository share commits: the name keeps their ETags apart.
+      const etag = createHash('sha1').update(source.name === '' ? snapshot.revision : `${source.name}\n${snapshot.revision}`).digest('hex');
       reply.header('etag', etag);
       if (request.headers['if-none-match'] === etag) return reply.status(304).send();
     }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_NAMESPACE, isPennonError } from '../../core';
 import type { CompiledFlag } from '../../evaluation';
 import { booleanOf, flagFor, variantOf } from '../observed-evaluation';
-import type { SnapshotCache } from '../../snapshots';
+import type { FlagSources } from '../sources';
 import {
   asObject,
   booleanResponse,
@@ -40,14 +40,14 @@ const batch = {
   },
 };
 
-export function evaluationRoutes(app: FastifyInstance, snapshots: SnapshotCache): void {
+export function evaluationRoutes(app: FastifyInstance, sources: FlagSources): void {
   // Synchronous handlers: with a fresh snapshot, nothing here waits on a promise.
   app.post('/evaluate/v1/variant', { schema: { response: { 200: variantResponseSchema } }, config: single }, (request, reply) => {
     const startedAt = performance.now();
     const req = decodeEvaluationRequest(request.body);
     const answer = (flag: CompiledFlag) =>
       variantResponse(req.flagKey, variantOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), startedAt));
-    return respond(reply, flagFor(snapshots, 'variant', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), answer);
+    return respond(reply, flagFor(sources.of(request.raw).snapshots, 'variant', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), answer);
   });
 
   app.post('/evaluate/v1/boolean', { schema: { response: { 200: booleanResponseSchema } }, config: single }, (request, reply) => {
@@ -55,7 +55,7 @@ export function evaluationRoutes(app: FastifyInstance, snapshots: SnapshotCache)
     const req = decodeEvaluationRequest(request.body);
     const answer = (flag: CompiledFlag) =>
       booleanResponse(req.flagKey, booleanOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), startedAt));
-    return respond(reply, flagFor(snapshots, 'boolean', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), answer);
+    return respond(reply, flagFor(sources.of(request.raw).snapshots, 'boolean', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), answer);
   });
 
   app.post('/evaluate/v1/batch', { config: batch }, async (request) => {
@@ -63,6 +63,7 @@ export function evaluationRoutes(app: FastifyInstance, snapshots: SnapshotCache)
     const body = asObject(request.body);
     const requestId = requestIdOf(typeof body.requestId === 'string' ? body.requestId : typeof body.request_id === 'string' ? body.request_id : '');
     const requests = decodeRequests(body);
+    const snapshots = sources.of(request.raw).snapshots;
     // Each item is routed by its flag's type; only "not found" becomes an error item.
     const outcomes = await Promise.all(
       requests.map(async (req) => {

@@ -1,16 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { FLAG_TYPES } from '../../core';
-import type { Management, VariantRequest } from '../../management';
+import type { VariantRequest } from '../../management';
 import type { Fields } from '../wire/decode';
 import { flagJson, variantJson } from '../wire/encode';
+import type { FlagSources } from '../sources';
 import { EMPTY, listInput, managementRoute } from './route';
 
 function variantRequest(body: Fields): VariantRequest {
   return { key: body.str('key'), name: body.str('name'), description: body.str('description'), attachment: body.str('attachment') };
 }
 
-export function flagRoutes(app: FastifyInstance, management: Management): void {
-  managementRoute(app, 'GET', '/flags', async ({ ns, query }) => {
+export function flagRoutes(app: FastifyInstance, sources: FlagSources): void {
+  managementRoute(app, sources, 'GET', '/flags', async ({ management, ns, query }) => {
     const page = await management.listFlags(ns, listInput(query));
     return {
       flags: page.items.map((f) => flagJson(f, { inList: true })),
@@ -19,9 +20,9 @@ export function flagRoutes(app: FastifyInstance, management: Management): void {
     };
   });
 
-  managementRoute(app, 'GET', '/flags/:key', async ({ ns, params }) => flagJson(await management.getFlag(ns, params.key)));
+  managementRoute(app, sources, 'GET', '/flags/:key', async ({ management, ns, params }) => flagJson(await management.getFlag(ns, params.key)));
 
-  managementRoute(app, 'POST', '/flags', async ({ ns, body }) =>
+  managementRoute(app, sources, 'POST', '/flags', async ({ management, ns, body }) =>
     flagJson(
       await management.createFlag(ns, {
         key: body.str('key'),
@@ -34,7 +35,7 @@ export function flagRoutes(app: FastifyInstance, management: Management): void {
     ),
   );
 
-  managementRoute(app, 'PUT', '/flags/:key', async ({ ns, params, body }) =>
+  managementRoute(app, sources, 'PUT', '/flags/:key', async ({ management, ns, params, body }) =>
     flagJson(
       await management.updateFlag(ns, params.key, {
         name: body.str('name'),
@@ -46,20 +47,20 @@ export function flagRoutes(app: FastifyInstance, management: Management): void {
     ),
   );
 
-  managementRoute(app, 'DELETE', '/flags/:key', async ({ ns, params }) => {
+  managementRoute(app, sources, 'DELETE', '/flags/:key', async ({ management, ns, params }) => {
     await management.deleteFlag(ns, params.key);
     return EMPTY;
   });
 
-  managementRoute(app, 'POST', '/flags/:flagKey/variants', async ({ ns, params, body }) =>
+  managementRoute(app, sources, 'POST', '/flags/:flagKey/variants', async ({ management, ns, params, body }) =>
     variantJson(await management.createVariant(ns, params.flagKey, variantRequest(body))),
   );
 
-  managementRoute(app, 'PUT', '/flags/:flagKey/variants/:id', async ({ ns, params, body }) =>
+  managementRoute(app, sources, 'PUT', '/flags/:flagKey/variants/:id', async ({ management, ns, params, body }) =>
     variantJson(await management.updateVariant(ns, params.flagKey, params.id, variantRequest(body))),
   );
 
-  managementRoute(app, 'DELETE', '/flags/:flagKey/variants/:id', async ({ ns, params }) => {
+  managementRoute(app, sources, 'DELETE', '/flags/:flagKey/variants/:id', async ({ management, ns, params }) => {
     await management.deleteVariant(ns, params.flagKey, params.id);
     return EMPTY;
   });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { emptyField, invalidField, isPennonError } from '../../core';
 import type { CompiledFlag, VariantResult } from '../../evaluation';
 import { variantOf } from '../observed-evaluation';
-import type { SnapshotCache } from '../../snapshots';
+import type { FlagSources } from '../sources';
 import { asObject, decodeEvaluationRequest, decodeRequests, now, requestIdOf, type EvaluationRequest } from '../wire/evaluation';
 import { managementRoute } from './route';
 
@@ -36,8 +36,9 @@ function legacyResponse(ns: string, req: EvaluationRequest, r: VariantResult, me
   };
 }
 
-export function legacyEvaluationRoutes(app: FastifyInstance, snapshots: SnapshotCache): void {
-  managementRoute(app, 'POST', '/evaluate', async ({ ns, raw }) => {
+export function legacyEvaluationRoutes(app: FastifyInstance, sources: FlagSources): void {
+  managementRoute(app, sources, 'POST', '/evaluate', async ({ ns, raw, request }) => {
+    const snapshots = sources.of(request.raw).snapshots;
     const startedAt = performance.now();
     const req = decodeEvaluationRequest(raw);
     if (req.flagKey === '') throw emptyField('flagKey');
@@ -47,7 +48,8 @@ export function legacyEvaluationRoutes(app: FastifyInstance, snapshots: Snapshot
     return legacyResponse(ns, req, result, meta);
   });
 
-  managementRoute(app, 'POST', '/batch-evaluate', async ({ ns, raw }) => {
+  managementRoute(app, sources, 'POST', '/batch-evaluate', async ({ ns, raw, request }) => {
+    const snapshots = sources.of(request.raw).snapshots;
     const startedAt = performance.now();
     const body = asObject(raw);
     const requestId = requestIdOf(typeof body.requestId === 'string' ? body.requestId : typeof body.request_id === 'string' ? body.request_id : '');

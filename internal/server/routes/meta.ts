@@ -12,7 +12,7 @@ const GO_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm
  * `/meta/info`: what the UI and operators read about this instance. Flipt builds it with Go's
  * encoding/json, so empty optional fields are left out (`omitempty`) rather than null.
  */
-export function metaInfo(config: Config): Record<string, unknown> {
+export function metaInfo(config: Config, gitBacked = false): Record<string, unknown> {
   return {
     version: VERSION,
     ...(COMMIT !== '' && { commit: COMMIT }),
@@ -22,14 +22,15 @@ export function metaInfo(config: Config): Record<string, unknown> {
     os: process.platform,
     arch: GO_ARCH[process.arch] ?? process.arch,
     authentication: { required: config.authentication.required },
-    storage: { type: config.storage.type, ...(config.storage.read_only && { readOnly: true }) },
+    // Flags from Git environments are read-only through the API, as Flipt's git storage type is.
+    storage: gitBacked ? { type: 'git', readOnly: true } : { type: config.storage.type, ...(config.storage.read_only && { readOnly: true }) },
     analytics: {},
     ui: { theme: 'system' },
   };
 }
 
-export function metaRoutes(app: FastifyInstance, config: Config): void {
-  const info = metaInfo(config);
+export function metaRoutes(app: FastifyInstance, config: Config, gitBacked = false): void {
+  const info = metaInfo(config, gitBacked);
   app.get('/meta/info', { config: route }, async () => info);
   const shown = publicConfig(config);
   app.get('/meta/config', { config: route }, async () => shown);

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Logger } from 'pino';
 import { invalid } from '../../core';
 import type { CompiledFlag } from '../../evaluation';
-import type { SnapshotCache } from '../../snapshots';
+import type { FlagSources } from '../sources';
 import { bridge, bridgeInput, bulkFlags, ofrepError, ofrepFlag } from '../wire/ofrep';
 
 /**
@@ -12,7 +12,7 @@ import { bridge, bridgeInput, bulkFlags, ofrepError, ofrepFlag } from '../wire/o
  */
 export function ofrepRoutes(
   app: FastifyInstance,
-  snapshots: SnapshotCache,
+  sources: FlagSources,
   config: { cacheEnabled: boolean; cacheTtlMs: number },
   logger: Logger,
 ): void {
@@ -36,11 +36,12 @@ export function ofrepRoutes(
     const { key } = request.params;
     if (key === '') throw invalid('flag key was not provided');
     const input = bridgeInput(request.headers, request.body);
-    return ofrepFlag(key, bridge(await snapshots.flag(input.namespaceKey, key), input));
+    return ofrepFlag(key, bridge(await sources.of(request.raw).snapshots.flag(input.namespaceKey, key), input));
   });
 
   app.post('/ofrep/v1/evaluate/flags', { config: route }, async (request, reply) => {
     const input = bridgeInput(request.headers, request.body);
+    const snapshots = sources.of(request.raw).snapshots;
     const snapshot = await snapshots.get(input.namespaceKey);
     const flags: CompiledFlag[] = [];
     for (const key of bulkFlags(input.context, snapshot.ordered)) {

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { SEGMENT_OPERATORS, invalidField } from '../../core';
-import type { Management, RolloutRequest } from '../../management';
+import type { RolloutRequest } from '../../management';
 import type { Fields } from '../wire/decode';
 import { rolloutJson } from '../wire/encode';
+import type { FlagSources } from '../sources';
 import { EMPTY, listInput, managementRoute } from './route';
 
 function rolloutRequest(body: Fields): RolloutRequest {
@@ -23,14 +24,15 @@ function rolloutRequest(body: Fields): RolloutRequest {
 }
 
 /** Rollouts exist only in Family B. Their list names its array `rules`, as Flipt's does. */
-export function rolloutRoutes(app: FastifyInstance, management: Management): void {
+export function rolloutRoutes(app: FastifyInstance, sources: FlagSources): void {
   const familyB = { familyA: false };
 
   managementRoute(
     app,
+    sources,
     'GET',
     '/flags/:flagKey/rollouts',
-    async ({ ns, params, query }) => {
+    async ({ management, ns, params, query }) => {
       const page = await management.listRollouts(ns, params.flagKey, listInput(query));
       return { rules: page.items.map(rolloutJson), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
     },
@@ -39,26 +41,29 @@ export function rolloutRoutes(app: FastifyInstance, management: Management): voi
 
   managementRoute(
     app,
+    sources,
     'GET',
     '/flags/:flagKey/rollouts/:id',
-    async ({ ns, params }) => rolloutJson(await management.getRollout(ns, params.flagKey, params.id)),
+    async ({ management, ns, params }) => rolloutJson(await management.getRollout(ns, params.flagKey, params.id)),
     familyB,
   );
 
   managementRoute(
     app,
+    sources,
     'POST',
     '/flags/:flagKey/rollouts',
-    async ({ ns, params, body }) =>
+    async ({ management, ns, params, body }) =>
       rolloutJson(await management.createRollout(ns, params.flagKey, { ...rolloutRequest(body), rank: body.int32('rank') })),
     familyB,
   );
 
   managementRoute(
     app,
+    sources,
     'PUT',
     '/flags/:flagKey/rollouts/order',
-    async ({ ns, params, body }) => {
+    async ({ management, ns, params, body }) => {
       await management.orderRollouts(ns, params.flagKey, body.strList('rolloutIds'));
       return EMPTY;
     },
@@ -67,17 +72,19 @@ export function rolloutRoutes(app: FastifyInstance, management: Management): voi
 
   managementRoute(
     app,
+    sources,
     'PUT',
     '/flags/:flagKey/rollouts/:id',
-    async ({ ns, params, body }) => rolloutJson(await management.updateRollout(ns, params.flagKey, params.id, rolloutRequest(body))),
+    async ({ management, ns, params, body }) => rolloutJson(await management.updateRollout(ns, params.flagKey, params.id, rolloutRequest(body))),
     familyB,
   );
 
   managementRoute(
     app,
+    sources,
     'DELETE',
     '/flags/:flagKey/rollouts/:id',
-    async ({ ns, params }) => {
+    async ({ management, ns, params }) => {
       await management.deleteRollout(ns, params.flagKey, params.id);
       return EMPTY;
     },

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import { DEFAULT_NAMESPACE } from '../../core';
+import type { Management } from '../../management';
+import type { FlagSources } from '../sources';
 import { Fields } from '../wire/decode';
 
 /** What a management handler gets: the resolved namespace, path values, body and query. */
@@ -11,13 +13,18 @@ export interface Input {
   query: Fields;
   /** The parsed JSON body as sent. */
   raw: unknown;
+  request: FastifyRequest;
+  /** The management API over the request's flag source (the database or its Git environment). */
+  management: Management;
 }
 
-function inputOf(request: FastifyRequest, ns: string): Input {
+function inputOf(request: FastifyRequest, ns: string, sources: FlagSources): Input {
   let body: Fields | undefined;
   let query: Fields | undefined;
   return {
     ns: ns === '' ? DEFAULT_NAMESPACE : ns,
+    request,
+    management: sources.of(request.raw).management,
     params: request.params as Record<string, string>,
     raw: request.body,
     get body() {
@@ -44,6 +51,7 @@ function familyANamespace(request: FastifyRequest): string {
  */
 export function managementRoute(
   app: FastifyInstance,
+  sources: FlagSources,
   method: HTTPMethods,
   path: string,
   handler: (input: Input) => Promise<unknown>,
@@ -54,7 +62,7 @@ export function managementRoute(
     method,
     url: `/api/v1/namespaces/:namespaceKey${path}`,
     config: { surface: 'management', namespaceOf: familyB },
-    handler: (request) => handler(inputOf(request, familyB(request))),
+    handler: (request) => handler(inputOf(request, familyB(request), sources)),
   });
   if (options.familyA ?? true) {
     const familyA = (request: FastifyRequest) => familyANamespace(request) || DEFAULT_NAMESPACE;
@@ -62,7 +70,7 @@ export function managementRoute(
       method,
       url: `/api/v1${path}`,
       config: { surface: 'management', namespaceOf: familyA },
-      handler: (request) => handler(inputOf(request, familyA(request))),
+      handler: (request) => handler(inputOf(request, familyA(request), sources)),
     });
   }
 }

@@ -3,6 +3,7 @@ import { COMPARISON_TYPES, MATCH_TYPES } from '../../core';
 import type { ConstraintRequest, Management } from '../../management';
 import type { Fields } from '../wire/decode';
 import { constraintJson, segmentJson } from '../wire/encode';
+import type { FlagSources } from '../sources';
 import { EMPTY, listInput, managementRoute } from './route';
 
 function constraintRequest(body: Fields): ConstraintRequest {
@@ -15,15 +16,15 @@ function constraintRequest(body: Fields): ConstraintRequest {
   };
 }
 
-export function segmentRoutes(app: FastifyInstance, management: Management): void {
-  managementRoute(app, 'GET', '/segments', async ({ ns, query }) => {
+export function segmentRoutes(app: FastifyInstance, sources: FlagSources): void {
+  managementRoute(app, sources, 'GET', '/segments', async ({ management, ns, query }) => {
     const page = await management.listSegments(ns, listInput(query));
     return { segments: page.items.map(segmentJson), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
   });
 
-  managementRoute(app, 'GET', '/segments/:key', async ({ ns, params }) => segmentJson(await management.getSegment(ns, params.key)));
+  managementRoute(app, sources, 'GET', '/segments/:key', async ({ management, ns, params }) => segmentJson(await management.getSegment(ns, params.key)));
 
-  managementRoute(app, 'POST', '/segments', async ({ ns, body }) =>
+  managementRoute(app, sources, 'POST', '/segments', async ({ management, ns, body }) =>
     segmentJson(
       await management.createSegment(ns, {
         key: body.str('key'),
@@ -34,7 +35,7 @@ export function segmentRoutes(app: FastifyInstance, management: Management): voi
     ),
   );
 
-  managementRoute(app, 'PUT', '/segments/:key', async ({ ns, params, body }) =>
+  managementRoute(app, sources, 'PUT', '/segments/:key', async ({ management, ns, params, body }) =>
     segmentJson(
       await management.updateSegment(ns, params.key, {
         name: body.str('name'),
@@ -44,20 +45,20 @@ export function segmentRoutes(app: FastifyInstance, management: Management): voi
     ),
   );
 
-  managementRoute(app, 'DELETE', '/segments/:key', async ({ ns, params }) => {
+  managementRoute(app, sources, 'DELETE', '/segments/:key', async ({ management, ns, params }) => {
     await management.deleteSegment(ns, params.key);
     return EMPTY;
   });
 
-  managementRoute(app, 'POST', '/segments/:segmentKey/constraints', async ({ ns, params, body }) =>
+  managementRoute(app, sources, 'POST', '/segments/:segmentKey/constraints', async ({ management, ns, params, body }) =>
     constraintJson(await management.createConstraint(ns, params.segmentKey, constraintRequest(body))),
   );
 
-  managementRoute(app, 'PUT', '/segments/:segmentKey/constraints/:id', async ({ ns, params, body }) =>
+  managementRoute(app, sources, 'PUT', '/segments/:segmentKey/constraints/:id', async ({ management, ns, params, body }) =>
     constraintJson(await management.updateConstraint(ns, params.segmentKey, params.id, constraintRequest(body))),
   );
 
-  managementRoute(app, 'DELETE', '/segments/:segmentKey/constraints/:id', async ({ ns, params }) => {
+  managementRoute(app, sources, 'DELETE', '/segments/:segmentKey/constraints/:id', async ({ management, ns, params }) => {
     await management.deleteConstraint(ns, params.segmentKey, params.id);
     return EMPTY;
   });
