@@ -94,6 +94,26 @@ async function metric(server: TestServer, name: string, labels: Record<string, s
   return 0;
 }
 
+/** What the evaluation API answers for the flag in an environment (X-Flipt-Environment). */
+async function evaluatedColour(server: TestServer, environment: string): Promise<string> {
+  const res = await fetch(`${server.url}/evaluate/v1/variant`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-flipt-environment': environment },
+    body: JSON.stringify({ namespaceKey: 'production', flagKey: 'colour', entityId: 'user-1', context: {} }),
+  });
+  return ((await res.json()) as { variantKey: string }).variantKey;
+}
+
+/** Polls the evaluation API until it answers `expected` (the webhook's fetch runs after the 202). */
+async function untilEvaluated(server: TestServer, environment: string, expected: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  let last = '';
+  while ((last = await evaluatedColour(server, environment)) !== expected) {
+    if (Date.now() > deadline) throw new Error(`environment ${environment} still answers ${last}, not ${expected}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function until(check: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
@@ -127,9 +147,12 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
 
   it('a signed GitHub push to the tracked branch answers 202 and the environment follows the new commit', async () => {
     const commit = remote.commit(files('green'));
+    expect(await evaluatedColour(server, 'prod')).toBe('blue');
     const res = await deliver(server, 'prod', buildDelivery('github'));
     expect(res.status).toBe(202);
-    await until(() => prod.snapshot.commit === commit);
+    // The evaluation API answers from the new commit within seconds (polling is hourly).
+    await untilEvaluated(server, 'prod', 'green');
+    expect(prod.snapshot.commit).toBe(commit);
     expect(colourOf(prod)).toBe('green');
     // The fetch updated every environment on the storage.
     expect(colourOf(server.service.environments!.get('lab')!)).toBe('green');
@@ -154,12 +177,13 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
 
       it('a signed push to the tracked branch answers 202 and the environment follows', async () => {
         const before = await requests(environment, scm, 'accepted');
-        const commit = remote.commit(files(`v${kind.replace('-', '')}`));
+        const variant = `v${kind.replace('-', '')}`;
+        const commit = remote.commit(files(variant));
+        expect(await evaluatedColour(server, environment)).not.toBe(variant);
         const res = await deliver(server, environment, buildDelivery(kind));
         expect(res.status).toBe(202);
-        const env = server.service.environments!.get(environment)!;
-        await until(() => env.snapshot.commit === commit);
-        expect(colourOf(env)).toBe(`v${kind.replace('-', '')}`);
+        await untilEvaluated(server, environment, variant);
+        expect(server.service.environments!.get(environment)!.snapshot.commit).toBe(commit);
         expect(await requests(environment, scm, 'accepted')).toBe(before + 1);
       });
 
