@@ -5,4 +5,7 @@ import './styles.css';
 
 // Applied before the first render so a stored dark theme does not flash light.
 applyTheme(storedTheme());
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// index.html's "Loading…" placeholder: Preact would keep it beside the app, not replace it.
+root.textContent = '';
+render(<App />, root);

@@ -34,10 +34,15 @@ export function Field({ label, name, error, hint, required, children }: FieldPro
   const describedBy = [errorId, hintId].filter(Boolean).join(' ') || undefined;
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
-      <label for={id}>
-        {label}
-        {required && <span class="field-required" aria-hidden="true"> *</span>}
-      </label>
+      <div class="field-label">
+        {/* The label holds the name alone: the required mark stays outside it, out of the field's name. */}
+        <label for={id}>{label}</label>
+        {required && (
+          <span class="field-required" title="required" aria-hidden="true">
+            *
+          </span>
+        )}
+      </div>
       {children({ id, name, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
       {error && (
         <p class="field-error" id={errorId} data-field={name}>

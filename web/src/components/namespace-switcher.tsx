@@ -1,3 +1,4 @@
+import { useId } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
 import { switchNamespace } from '../routes/paths';
 import { useNamespaces } from '../session/namespaces';
@@ -10,12 +11,16 @@ import { useNamespaces } from '../session/namespaces';
 export function NamespaceSwitcher() {
   const { list, current, loading, choose } = useNamespaces();
   const [location, navigate] = useLocation();
+  const id = useId();
   // The current namespace may be missing from the list (deleted, or a typo in a link): still show it.
   const options = list.some((n) => n.key === current) ? list : [{ key: current, name: current }, ...list];
   return (
-    <label class="switcher">
-      <span class="switcher-label">Namespace</span>
+    <div class="switcher">
+      <label class="switcher-label" for={id}>
+        Namespace
+      </label>
       <select
+        id={id}
         value={current}
         disabled={loading && list.length === 0}
         onChange={(e) => {
@@ -31,6 +36,6 @@ export function NamespaceSwitcher() {
           </option>
         ))}
       </select>
-    </label>
+    </div>
   );
 }

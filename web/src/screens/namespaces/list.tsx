@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { namespaces as api, type Namespace } from '../../api/namespaces';
 import { ConfirmDialog } from '../../components/confirm-dialog';
@@ -17,6 +17,8 @@ export function NamespacesListScreen() {
   const toast = useToast();
   const [search, setSearch] = useState('');
   const [doomed, setDoomed] = useState<Namespace | null>(null);
+  // The switcher's list may be minutes old (another user, the CLI): a management table shows it fresh.
+  useEffect(reload, []);
 
   const needle = search.trim().toLowerCase();
   const shown = needle === '' ? list : list.filter((n) => `${n.key} ${n.name} ${n.description}`.toLowerCase().includes(needle));
