@@ -68,7 +68,9 @@ export function evaluationRoutes(app: FastifyInstance, sources: FlagSources): vo
     const outcomes = await Promise.all(
       requests.map(async (req) => {
         try {
-          return { req, flag: await snapshots.flag(req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey) };
+          // Through flagFor, so that a flag not found is reported to metrics and traces too
+          // (its type is unknown: it counts as a variant evaluation, as the request's default).
+          return { req, flag: await flagFor(snapshots, 'variant', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey) };
         } catch (err) {
           if (isPennonError(err) && err.kind === 'not_found') return { req, flag: null };
           throw err;

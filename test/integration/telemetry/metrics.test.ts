@@ -54,7 +54,8 @@ describe('/metrics', () => {
     const before = await scrape();
     const api = server.api;
     for (let i = 0; i < 3; i++) expectStatus(await api.post('/evaluate/v1/variant', { flagKey: 'colour', entityId: `e${i}`, context: {} }), 200); // the fast lane
-    expectStatus(await api.post('/evaluate/v1/batch', { requests: [{ flagKey: 'switch', entityId: 'e', context: {} }] }), 200); // Fastify
+    // Fastify; a flag the batch does not find is an error item, and counted as an evaluation error
+    expectStatus(await api.post('/evaluate/v1/batch', { requests: [{ flagKey: 'switch', entityId: 'e', context: {} }, { flagKey: 'absent', entityId: 'e', context: {} }] }), 200);
     expectStatus(await api.post('/ofrep/v1/evaluate/flags/colour', { context: { targetingKey: 'x' } }), 200);
     expect((await api.post('/evaluate/v1/variant', { flagKey: 'missing', entityId: 'e', context: {} })).status).toBe(404);
     const after = await scrape();
@@ -68,6 +69,7 @@ describe('/metrics', () => {
     ).toBe(3);
     expect(delta('service_evaluations_results_total', { namespace: '', flag: 'switch', value: 'true', reason: 'DEFAULT_EVALUATION_REASON', type: 'boolean' })).toBe(1);
     expect(delta('service_evaluations_errors_total', { namespace: '', flag: 'missing' })).toBe(1);
+    expect(delta('service_evaluations_errors_total', { namespace: '', flag: 'absent' })).toBe(1);
     expect(delta('service_evaluations_latency_milliseconds_count', { namespace: '', flag: 'colour' })).toBe(3);
     expect(delta('service_evaluations_latency_milliseconds_bucket', { namespace: '', flag: 'colour', le: '5' })).toBe(3);
   });

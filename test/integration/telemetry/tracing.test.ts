@@ -136,10 +136,10 @@ describe('tracing over OTLP/HTTP', () => {
     const batchSpans = byTrace(spans, batch.traceId);
     const batchServer = batchSpans.find((s) => s.kind === SERVER)!;
     expect(batchServer).toMatchObject({ name: 'POST /evaluate/v1/batch', parentSpanId: batch.parentId });
-    // (The batch reports no evaluation event for a flag it does not find: only 'colour' has a span.)
     const batchEvals = batchSpans.filter((s) => s.name.startsWith('evaluation.'));
-    expect(batchEvals.map((s) => s.attributes['feature_flag.key'])).toEqual(['colour']);
-    expect(batchEvals[0].parentSpanId).toBe(batchServer.spanId);
+    expect(batchEvals.map((s) => s.attributes['feature_flag.key']).sort()).toEqual(['colour', 'missing']);
+    for (const span of batchEvals) expect(span.parentSpanId).toBe(batchServer.spanId);
+    expect(batchEvals.find((s) => s.attributes['feature_flag.key'] === 'missing')).toMatchObject({ attributes: { 'error.type': 'not_found' }, status: { code: 2 } });
 
     // A failed evaluation (flag not found): an error status on the evaluation span, none on the
     // server span (a 404 is the client's error).
