@@ -101,6 +101,7 @@ describeBrowser('dashboard: shell', () => {
     await screenshot(dark.page, 'dark-namespaces');
     // The toggle overrides the system: system → light.
     await dark.page.getByRole('button', { name: 'Theme: system' }).click();
+    await dark.page.getByRole('button', { name: 'Theme: light' }).waitFor();
     expect(await dark.page.evaluate(() => (globalThis as unknown as { document: { documentElement: { dataset: { theme?: string } } } }).document.documentElement.dataset.theme)).toBe('light');
     await dark.close();
   });

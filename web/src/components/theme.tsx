@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { readPreference, writePreference } from '../lib/storage';
 
 /**
@@ -21,13 +21,15 @@ export function applyTheme(theme: Theme): void {
 
 export function ThemeToggle() {
   const [theme, setTheme] = useState<Theme>(storedTheme);
-  useEffect(() => {
-    applyTheme(theme);
-    writePreference('theme', theme === 'system' ? null : theme);
-  }, [theme]);
   const next = ORDER[(ORDER.indexOf(theme) + 1) % ORDER.length];
+  const choose = () => {
+    // Applied in the click itself, not after the next render: the page changes at once.
+    applyTheme(next);
+    writePreference('theme', next === 'system' ? null : next);
+    setTheme(next);
+  };
   return (
-    <button type="button" class="button button-quiet" onClick={() => setTheme(next)} title={`Switch to ${next}`}>
+    <button type="button" class="button button-quiet" onClick={choose} title={`Switch to ${next}`}>
       {LABEL[theme]}
     </button>
   );
