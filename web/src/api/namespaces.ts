@@ -1,4 +1,5 @@
 import { http, path } from './http';
+import { allPages } from './pages';
 
 /** A namespace, as `/api/v1/namespaces` returns it. */
 export interface Namespace {
@@ -11,12 +12,6 @@ export interface Namespace {
   updatedAt: string;
 }
 
-export interface NamespaceList {
-  namespaces: Namespace[];
-  nextPageToken: string;
-  totalCount: number;
-}
-
 export interface NamespaceInput {
   key: string;
   name: string;
@@ -25,16 +20,7 @@ export interface NamespaceInput {
 
 export const namespaces = {
   /** Every namespace: the server's pages followed to the end (there are rarely many). */
-  async list(): Promise<Namespace[]> {
-    const all: Namespace[] = [];
-    let pageToken = '';
-    do {
-      const page = await http.get<NamespaceList>('/api/v1/namespaces', { limit: 100, pageToken });
-      all.push(...page.namespaces);
-      pageToken = page.nextPageToken;
-    } while (pageToken);
-    return all;
-  },
+  list: () => allPages<Namespace, 'namespaces'>('/api/v1/namespaces', 'namespaces'),
   get: (key: string) => http.get<Namespace>(path`/api/v1/namespaces/${key}`),
   create: (input: NamespaceInput) => http.post<Namespace>('/api/v1/namespaces', input),
   update: (key: string, input: Omit<NamespaceInput, 'key'>) => http.put<Namespace>(path`/api/v1/namespaces/${key}`, input),
