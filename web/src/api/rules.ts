@@ -1,0 +1,45 @@
+import { http, path } from './http';
+import { allPages } from './pages';
+import type { Distribution, Rule, SegmentOperator } from './types';
+
+/**
+ * A variant flag's rules and their distributions (Flipt's `…/flags/{key}/rules`). Our ranks are
+ * dense 1..n (docs/DECISIONS.md): a new rule at rank n+1 is appended, `order` with every id
+ * sets the ranks to the list's positions, a delete re-ranks the rest.
+ */
+export interface RuleInput {
+  segmentKeys: string[];
+  segmentOperator: SegmentOperator;
+}
+
+/** One segment goes as `segmentKey` (Flipt forces OR then), several as `segmentKeys`, as Flipt's UI sends them. */
+function ruleBody(input: RuleInput) {
+  return input.segmentKeys.length === 1
+    ? { segmentKey: input.segmentKeys[0], segmentOperator: 'OR_SEGMENT_OPERATOR' }
+    : { segmentKeys: input.segmentKeys, segmentOperator: input.segmentOperator };
+}
+
+const base = (ns: string, flag: string) => path`/api/v1/namespaces/${ns}/flags/${flag}/rules`;
+
+export const rules = {
+  /** In rank order. */
+  list: async (ns: string, flag: string) => (await allPages<Rule, 'rules'>(base(ns, flag), 'rules')).sort((a, b) => a.rank - b.rank),
+  create: (ns: string, flag: string, input: RuleInput & { rank: number }) => http.post<Rule>(base(ns, flag), { ...ruleBody(input), rank: input.rank }),
+  update: (ns: string, flag: string, id: string, input: RuleInput) => http.put<Rule>(base(ns, flag) + path`/${id}`, ruleBody(input)),
+  delete: (ns: string, flag: string, id: string) => http.delete(base(ns, flag) + path`/${id}`),
+  /** Every rule's id, in the new order: ranks become the positions (1..n). */
+  order: (ns: string, flag: string, ruleIds: string[]) => http.put<Record<string, never>>(base(ns, flag) + '/order', { ruleIds }),
+
+  createDistribution: (ns: string, flag: string, ruleId: string, input: { variantId: string; rollout: number }) =>
+    http.post<Distribution>(base(ns, flag) + path`/${ruleId}/distributions`, input),
+  updateDistribution: (ns: string, flag: string, ruleId: string, id: string, input: { variantId: string; rollout: number }) =>
+    http.put<Distribution>(base(ns, flag) + path`/${ruleId}/distributions/${id}`, input),
+  /** Flipt requires the distribution's variant id in the query. */
+  deleteDistribution: (ns: string, flag: string, ruleId: string, id: string, variantId: string) =>
+    http.delete(base(ns, flag) + path`/${ruleId}/distributions/${id}?variantId=${variantId}`),
+};
+
+/** A rule's segment keys whichever way the wire gives them (one → `segmentKey`, several → `segmentKeys`). */
+export function segmentKeysOf(rule: { segmentKey: string; segmentKeys: string[] }): string[] {
+  return rule.segmentKeys.length > 0 ? rule.segmentKeys : rule.segmentKey ? [rule.segmentKey] : [];
+}
