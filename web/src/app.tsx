@@ -1,23 +1,24 @@
 import { useEffect } from 'preact/hooks';
 import { Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
-import { useHashLocation } from 'wouter-preact/use-hash-location';
 import { Layout } from './components/layout';
 import { LoadError, Loading } from './components/states';
 import { ToastProvider } from './components/toast';
 import { paths, screens } from './routes';
+import { useHashPath } from './routes/hash-location';
 import { LoginScreen } from './screens/login';
 import { NotFoundScreen } from './screens/not-found';
 import { NamespacesProvider, useNamespaces } from './session/namespaces';
 import { SessionProvider, useSession } from './session/session';
 
 /**
- * The dashboard: hash routing (`/#/namespaces/default/flags`), so the server serves one page
- * and any deep link survives a reload. The session decides between the login screen and the
- * layout; the layout holds every screen that routes/index.ts lists.
+ * The dashboard: hash routing (`/#/namespaces/default/flags`, a query inside the hash:
+ * routes/hash-location.ts), so the server serves one page and any deep link survives a reload.
+ * The session decides between the login screen and the layout; the layout holds every screen
+ * that routes/index.ts lists.
  */
 export function App() {
   return (
-    <Router hook={useHashLocation}>
+    <Router hook={useHashPath}>
       <ToastProvider>
         <SessionProvider>
           <Gate />

@@ -18,11 +18,14 @@ export const paths = {
   segments: (ns: string) => `/namespaces/${seg(ns)}/segments`,
   newSegment: (ns: string) => `/namespaces/${seg(ns)}/segments/new`,
   segment: (ns: string, key: string) => `/namespaces/${seg(ns)}/segments/${seg(key)}`,
-  console: (ns: string) => `/namespaces/${seg(ns)}/console`,
+  /** With a flag: the console opens with it chosen (`…/console?flag=<key>`, "Evaluate in console"). */
+  console: (ns: string, flagKey?: string) => `/namespaces/${seg(ns)}/console${flagKey ? `?flag=${seg(flagKey)}` : ''}`,
   namespaces: '/settings/namespaces',
   newNamespace: '/settings/namespaces/new',
   namespace: (key: string) => `/settings/namespaces/${seg(key)}`,
   tokens: '/settings/tokens',
+  /** Settings → General: theme, timezone, log out. */
+  settings: '/settings/general',
 };
 
 const NAMESPACED = /^\/namespaces\/([^/]+)(\/[^/]*)?/;
