@@ -1,0 +1,55 @@
+import { useEffect, useId, useState } from 'preact/hooks';
+import { flags as api, updateOf } from '../../api/flags';
+import { useMutation } from '../../api/hooks';
+import type { Flag } from '../../api/types';
+import { FormError } from '../../components/field';
+import { useToast } from '../../components/toast';
+import { useSession } from '../../session/session';
+
+/**
+ * The variant a variant flag answers with when it is enabled and no rule matches (or none).
+ * Saved on its own with PUT: Flipt's PUT replaces the whole flag, so the other fields go as the
+ * flag holds them now (metadata is left out, which leaves it unchanged), not as an unsaved
+ * details form shows them.
+ */
+export function DefaultVariant({ ns, flag, onChanged }: { ns: string; flag: Flag; onChanged: () => void }) {
+  const { readOnly } = useSession();
+  const toast = useToast();
+  const id = useId();
+  const saved = flag.defaultVariant?.id ?? '';
+  const [chosen, setChosen] = useState(saved);
+  // The default changes elsewhere too (deleting the default variant clears it): follow it.
+  useEffect(() => setChosen(saved), [saved]);
+  const save = useMutation((defaultVariantId: string) => api.update(ns, flag.key, { ...updateOf(flag), defaultVariantId }));
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const updated = await save.run(chosen);
+    if (!updated) return;
+    toast.success(updated.defaultVariant ? `Default variant set to ${updated.defaultVariant.key}` : 'Default variant cleared');
+    onChanged();
+  };
+
+  return (
+    <form class="default-variant" onSubmit={submit}>
+      <FormError message={save.error instanceof Error ? save.error.message : null} />
+      <div class="default-variant-row">
+        <label for={id}>Default variant</label>
+        <select id={id} name="defaultVariantId" value={chosen} disabled={readOnly} onChange={(e) => setChosen(e.currentTarget.value)}>
+          <option value="">None</option>
+          {flag.variants.map((v) => (
+            <option key={v.id} value={v.id}>
+              {v.name && v.name !== v.key ? `${v.key} (${v.name})` : v.key}
+            </option>
+          ))}
+        </select>
+        {!readOnly && (
+          <button type="submit" class="button button-small" disabled={save.busy || chosen === saved}>
+            {save.busy ? 'Saving…' : 'Save default'}
+          </button>
+        )}
+      </div>
+      <p class="field-hint">What the flag answers when it is enabled and no rule matches. “None” answers with no variant.</p>
+    </form>
+  );
+}

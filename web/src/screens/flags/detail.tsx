@@ -1,0 +1,129 @@
+import { useState } from 'preact/hooks';
+import { Link, useLocation } from 'wouter-preact';
+import { flags as api } from '../../api/flags';
+import { useQuery } from '../../api/hooks';
+import type { Flag } from '../../api/types';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { Page } from '../../components/page';
+import { LoadError, Loading } from '../../components/states';
+import { useToast } from '../../components/toast';
+import { formatDate } from '../../lib/format';
+import { paths, useRouteParam } from '../../routes/paths';
+import { useCurrentNamespace } from '../../session/namespaces';
+import { useSession } from '../../session/session';
+import { EnabledBadge, TypeBadge } from './badges';
+import { CopyFlagDialog } from './copy-dialog';
+import { FlagDetailsForm } from './details-form';
+import { RolloutsSection } from './rollouts';
+import { RulesSection } from './rules';
+import { VariantsSection } from './variants';
+
+/**
+ * Flipt's flag page: the flag's fields, delete, copy to another namespace; then, for a variant
+ * flag, its variants, default variant and rules; for a boolean flag, its default value (the
+ * flag's `enabled`) and rollouts. Every part reloads the one flag query after a change, so the
+ * sections never disagree about the variants.
+ */
+export function FlagDetailScreen() {
+  const ns = useCurrentNamespace();
+  const key = useRouteParam('flagKey');
+  const query = useQuery(() => api.get(ns, key), [ns, key]);
+  const flag = query.data;
+
+  if (!flag) {
+    return (
+      <Page title={`Flag ${key}`}>
+        {query.loading ? <Loading label="Loading flag…" /> : <LoadError error={query.error} retry={query.reload} />}
+        <p>
+          <Link href={paths.flags(ns)}>Back to flags</Link>
+        </p>
+      </Page>
+    );
+  }
+  // Keyed by namespace and key: another flag's page starts with fresh form state.
+  return <FlagPage key={`${ns}/${flag.key}`} ns={ns} flag={flag} reload={query.reload} />;
+}
+
+function FlagPage({ ns, flag, reload }: { ns: string; flag: Flag; reload: () => void }) {
+  const { readOnly } = useSession();
+  const [, navigate] = useLocation();
+  const toast = useToast();
+  const [deleting, setDeleting] = useState(false);
+  const [copying, setCopying] = useState(false);
+  const boolean = flag.type === 'BOOLEAN_FLAG_TYPE';
+
+  const actions = readOnly ? undefined : (
+    <>
+      <button type="button" class="button" onClick={() => setCopying(true)}>
+        Copy to namespace…
+      </button>
+      <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
+        Delete flag
+      </button>
+    </>
+  );
+
+  return (
+    <Page title={flag.name || flag.key} actions={actions}>
+      <div class="flag-summary">
+        <Link href={paths.flags(ns)}>← Flags</Link>
+        <span class="mono">{flag.key}</span>
+        <TypeBadge type={flag.type} />
+        <EnabledBadge enabled={flag.enabled} />
+        <span class="muted">Updated {formatDate(flag.updatedAt)}</span>
+      </div>
+      <div class="flag-layout">
+        <section class="flag-section" aria-labelledby="details-title">
+          <h2 id="details-title">Details</h2>
+          <FlagDetailsForm ns={ns} flag={flag} onSaved={reload} />
+        </section>
+        {boolean ? (
+          <>
+            <BooleanDefault flag={flag} />
+            <RolloutsSection ns={ns} flag={flag} onChanged={reload} />
+          </>
+        ) : (
+          <>
+            <VariantsSection ns={ns} flag={flag} onChanged={reload} />
+            <RulesSection ns={ns} flag={flag} onChanged={reload} />
+          </>
+        )}
+      </div>
+
+      <CopyFlagDialog open={copying} ns={ns} flag={flag} onClose={() => setCopying(false)} />
+      <ConfirmDialog
+        open={deleting}
+        title="Delete flag?"
+        confirmLabel="Delete"
+        danger
+        onConfirm={async () => {
+          await api.delete(ns, flag.key);
+          toast.success(`Flag ${flag.key} deleted`);
+          navigate(paths.flags(ns));
+        }}
+        onClose={() => setDeleting(false)}
+      >
+        <p>
+          Flag <strong class="mono">{flag.key}</strong> and its {boolean ? 'rollouts' : 'variants and rules'} will be deleted from namespace{' '}
+          <strong class="mono">{ns}</strong>. Clients asking for it will get “not found”. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </Page>
+  );
+}
+
+/** A boolean flag answers its `enabled` value when no rollout matches: say so where the rollouts are. */
+function BooleanDefault({ flag }: { flag: Flag }) {
+  return (
+    <section class="flag-section boolean-default" aria-labelledby="boolean-default-title">
+      <h2 id="boolean-default-title">Default value</h2>
+      <p>
+        When no rollout matches, <span class="mono">{flag.key}</span> answers{' '}
+        <strong class="mono" data-testid="boolean-default">
+          {String(flag.enabled)}
+        </strong>{' '}
+        — the flag's <em>Enabled</em> setting, changed in Details above.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,88 @@
+import { useState } from 'preact/hooks';
+import { formErrors } from '../../api/errors';
+import { flags as api, updateOf, type FlagUpdate } from '../../api/flags';
+import { useMutation } from '../../api/hooks';
+import type { Flag } from '../../api/types';
+import { FormError, TextAreaField, TextField } from '../../components/field';
+import { useToast } from '../../components/toast';
+import { useSession } from '../../session/session';
+import { EnabledSwitch, JsonField } from './fields';
+import { parseJsonObject, prettyObject } from './json';
+
+const FIELDS = ['name', 'description', 'metadata'] as const;
+
+/**
+ * A flag's own fields: name, description, enabled, metadata. The key and type cannot change
+ * (Flipt has no rename or retype). The default variant is kept as the flag holds it: PUT
+ * replaces everything, and leaving it out would clear it. Metadata is sent always (`{}` when the
+ * editor is empty, which clears it).
+ */
+export function FlagDetailsForm({ ns, flag, onSaved }: { ns: string; flag: Flag; onSaved: () => void }) {
+  const { readOnly } = useSession();
+  const toast = useToast();
+  const [name, setName] = useState(flag.name);
+  const [description, setDescription] = useState(flag.description);
+  const [enabled, setEnabled] = useState(flag.enabled);
+  const [metadata, setMetadata] = useState(prettyObject(flag.metadata));
+  const [metadataError, setMetadataError] = useState<string | null>(null);
+  const save = useMutation((input: FlagUpdate) => api.update(ns, flag.key, input));
+  const errors = formErrors(save.error, FIELDS);
+  const boolean = flag.type === 'BOOLEAN_FLAG_TYPE';
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const parsed = parseJsonObject(metadata);
+    if (!parsed.ok) {
+      setMetadataError(parsed.error);
+      save.reset();
+      return;
+    }
+    setMetadataError(null);
+    const saved = await save.run({ ...updateOf(flag), name, description, enabled, metadata: parsed.value });
+    if (!saved) return;
+    setMetadata(prettyObject(saved.metadata));
+    toast.success(`Flag ${flag.key} saved`);
+    onSaved();
+  };
+
+  const format = () => {
+    const parsed = parseJsonObject(metadata);
+    if (parsed.ok) setMetadata(prettyObject(parsed.value));
+    setMetadataError(parsed.ok ? null : parsed.error);
+  };
+
+  return (
+    <form class="form flag-details" onSubmit={submit} noValidate aria-label="Flag details">
+      <FormError message={errors.form} />
+      <TextField label="Key" name="key" value={flag.key} onValue={() => undefined} hint="A flag's key cannot change." input={{ readOnly: true, class: 'mono' }} />
+      <TextField label="Name" name="name" required value={name} error={errors.fields.name} onValue={setName} input={{ readOnly }} />
+      <TextAreaField label="Description" name="description" value={description} error={errors.fields.description} onValue={setDescription} />
+      <EnabledSwitch
+        checked={enabled}
+        onChange={setEnabled}
+        disabled={readOnly}
+        hint={boolean ? 'The value this boolean flag answers with when no rollout matches.' : 'A disabled flag answers with no variant, whatever its rules say.'}
+      />
+      <JsonField
+        label="Metadata"
+        name="metadata"
+        value={metadata}
+        onValue={(text) => {
+          setMetadata(text);
+          setMetadataError(null);
+        }}
+        error={metadataError ?? errors.fields.metadata}
+        hint="Optional. A JSON object; empty clears it."
+        onFormat={format}
+        rows={4}
+      />
+      {!readOnly && (
+        <div class="form-actions">
+          <button type="submit" class="button button-primary" disabled={save.busy}>
+            {save.busy ? 'Saving…' : 'Save'}
+          </button>
+        </div>
+      )}
+    </form>
+  );
+}

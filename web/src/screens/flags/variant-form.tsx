@@ -1,0 +1,80 @@
+import { useState } from 'preact/hooks';
+import { ApiError, formErrors } from '../../api/errors';
+import { flags as api, type VariantInput } from '../../api/flags';
+import { useMutation } from '../../api/hooks';
+import type { Flag, Variant } from '../../api/types';
+import { FormError, TextAreaField, TextField } from '../../components/field';
+import { JsonField } from './fields';
+import { parseJson, pretty } from './json';
+
+const FIELDS = ['key', 'name', 'description', 'attachment'] as const;
+
+/**
+ * Creates (no `variant`) or edits one variant of `flag`, inside the variants section's dialog.
+ * The attachment is checked as JSON here, before anything is sent: a parse error stays beside the
+ * field and no request is made. It is shown indented and sent compact (what evaluation returns).
+ */
+export function VariantForm({ ns, flag, variant, onSaved, onCancel }: { ns: string; flag: Flag; variant?: Variant; onSaved: (v: Variant) => void; onCancel: () => void }) {
+  const [key, setKey] = useState(variant?.key ?? '');
+  const [name, setName] = useState(variant?.name ?? '');
+  const [description, setDescription] = useState(variant?.description ?? '');
+  const [attachment, setAttachment] = useState(pretty(variant?.attachment ?? ''));
+  const [attachmentError, setAttachmentError] = useState<string | null>(null);
+  const save = useMutation((input: VariantInput) => (variant ? api.updateVariant(ns, flag.key, variant.id, input) : api.createVariant(ns, flag.key, input)));
+  const errors = variantErrors(save.error);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const parsed = parseJson(attachment);
+    if (!parsed.ok) {
+      setAttachmentError(parsed.error);
+      save.reset();
+      return;
+    }
+    setAttachmentError(null);
+    const saved = await save.run({ key, name, description, attachment: parsed.value === undefined ? '' : JSON.stringify(parsed.value) });
+    if (saved) onSaved(saved);
+  };
+
+  const format = () => {
+    const parsed = parseJson(attachment);
+    if (parsed.ok && parsed.value !== undefined) setAttachment(JSON.stringify(parsed.value, null, 2));
+    setAttachmentError(parsed.ok ? null : parsed.error);
+  };
+
+  return (
+    <form class="form" onSubmit={submit} noValidate>
+      <FormError message={errors.form} />
+      <TextField label="Key" name="key" required value={key} error={errors.fields.key} onValue={setKey} hint="What evaluation answers with; unique within the flag." input={{ class: 'mono', autoComplete: 'off', spellcheck: false }} />
+      <TextField label="Name" name="name" value={name} error={errors.fields.name} onValue={setName} />
+      <TextAreaField label="Description" name="description" value={description} error={errors.fields.description} onValue={setDescription} rows={2} />
+      <JsonField
+        label="Attachment"
+        name="attachment"
+        value={attachment}
+        onValue={(text) => {
+          setAttachment(text);
+          setAttachmentError(null);
+        }}
+        error={attachmentError ?? errors.fields.attachment}
+        hint={'Optional JSON returned with the variant, e.g. {"color": "blue"}.'}
+        onFormat={format}
+      />
+      <div class="form-actions">
+        <button type="submit" class="button button-primary" disabled={save.busy}>
+          {save.busy ? 'Saving…' : variant ? 'Save variant' : 'Add variant'}
+        </button>
+        <button type="button" class="button" onClick={onCancel} disabled={save.busy}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** formErrors, plus Flipt's `variant "k" is not unique for flag "ns/f"`, which is about the key. */
+function variantErrors(error: unknown) {
+  const errors = formErrors(error, FIELDS);
+  if (error instanceof ApiError && /^variant ".*" is not unique/.test(error.message)) return { fields: { key: error.message }, form: null };
+  return errors;
+}

@@ -1,0 +1,123 @@
+import { useState } from 'preact/hooks';
+import { flags as api } from '../../api/flags';
+import type { Flag, Variant } from '../../api/types';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { Empty } from '../../components/states';
+import { useToast } from '../../components/toast';
+import { useSession } from '../../session/session';
+import { DefaultVariant } from './default-variant';
+import { FormDialog } from './dialog';
+import { VariantForm } from './variant-form';
+
+/**
+ * A variant flag's variants: the table, add/edit in a dialog, delete after confirming, and the
+ * default variant (what the flag answers when no rule matches). `onChanged` reloads the flag, so
+ * the rules below see the same variants.
+ */
+export function VariantsSection({ ns, flag, onChanged }: { ns: string; flag: Flag; onChanged: () => void }) {
+  const { readOnly } = useSession();
+  const toast = useToast();
+  // null: closed; 'new': adding; a variant: editing it.
+  const [editing, setEditing] = useState<Variant | 'new' | null>(null);
+  const [doomed, setDoomed] = useState<Variant | null>(null);
+  const defaultId = flag.defaultVariant?.id;
+
+  return (
+    <section class="flag-section" aria-labelledby="variants-title">
+      <header class="flag-section-header">
+        <h2 id="variants-title">Variants</h2>
+        {!readOnly && (
+          <button type="button" class="button button-primary button-small" onClick={() => setEditing('new')}>
+            Add variant
+          </button>
+        )}
+      </header>
+      {flag.variants.length === 0 ? (
+        <Empty title="No variants yet.">
+          <p>A variant is one answer this flag can give (a key, and optional JSON attached to it). Rules choose among them.</p>
+        </Empty>
+      ) : (
+        <div class="table-wrap">
+          <table class="table variants-table">
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Name</th>
+                <th scope="col">Description</th>
+                <th scope="col">Attachment</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {flag.variants.map((v) => (
+                <tr key={v.id} data-key={v.key}>
+                  <td class="mono">
+                    {v.key}
+                    {v.id === defaultId && <span class="flag-badge flag-badge-on variant-default">default</span>}
+                  </td>
+                  <td>{v.name}</td>
+                  <td class="muted">{v.description}</td>
+                  <td>
+                    {v.attachment ? (
+                      <code class="variant-attachment" title={v.attachment}>
+                        {v.attachment}
+                      </code>
+                    ) : (
+                      <span class="muted">—</span>
+                    )}
+                  </td>
+                  <td class="row-actions">
+                    {!readOnly && (
+                      <>
+                        <button type="button" class="button button-small" onClick={() => setEditing(v)} aria-label={`Edit variant ${v.key}`}>
+                          Edit
+                        </button>{' '}
+                        <button type="button" class="button button-small button-danger-quiet" onClick={() => setDoomed(v)} aria-label={`Delete variant ${v.key}`}>
+                          Delete
+                        </button>
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {flag.variants.length > 0 && <DefaultVariant ns={ns} flag={flag} onChanged={onChanged} />}
+
+      <FormDialog open={editing !== null} title={editing === 'new' ? 'Add variant' : `Edit variant ${editing?.key ?? ''}`} onClose={() => setEditing(null)}>
+        <VariantForm
+          ns={ns}
+          flag={flag}
+          variant={editing === 'new' || editing === null ? undefined : editing}
+          onCancel={() => setEditing(null)}
+          onSaved={(v) => {
+            toast.success(editing === 'new' ? `Variant ${v.key} added` : `Variant ${v.key} saved`);
+            setEditing(null);
+            onChanged();
+          }}
+        />
+      </FormDialog>
+      <ConfirmDialog
+        open={doomed !== null}
+        title="Delete variant?"
+        confirmLabel="Delete"
+        danger
+        onConfirm={async () => {
+          await api.deleteVariant(ns, flag.key, doomed!.id);
+          toast.success(`Variant ${doomed!.key} deleted`);
+          onChanged();
+        }}
+        onClose={() => setDoomed(null)}
+      >
+        <p>
+          Variant <strong class="mono">{doomed?.key}</strong> will be removed from every rule's distribution
+          {doomed?.id === defaultId ? ', and the flag will have no default variant' : ''}. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}
