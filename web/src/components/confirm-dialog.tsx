@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/errors';
 
 /**
@@ -23,6 +23,8 @@ export interface ConfirmDialogProps {
 
 export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm', danger, onConfirm, onClose }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
+  // An id of its own: a page may hold several dialogs, and a shared id would name them all alike.
+  const titleId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -50,8 +52,8 @@ export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm',
 
   return (
     // `onCancel` is Escape: the dialog closes itself; the state follows.
-    <dialog ref={ref} class="dialog" aria-labelledby="confirm-title" onCancel={onClose} onClose={() => open && onClose()}>
-      <h2 id="confirm-title">{title}</h2>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onCancel={onClose} onClose={() => open && onClose()}>
+      <h2 id={titleId}>{title}</h2>
       <div class="dialog-body">{children}</div>
       {error && (
         <p class="form-error" role="alert">
