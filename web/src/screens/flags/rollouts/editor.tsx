@@ -72,9 +72,9 @@ export function RolloutEditor({ ns, flag, segments, segmentsError, retrySegments
     >
       <h3 id={titleId}>{existing ? `Edit rollout ${position}` : 'New rollout'}</h3>
       <FormError message={errors.form} />
-      <fieldset class="fieldset">
+      <fieldset class="rule-fieldset">
         <legend>Kind</legend>
-        <div class="mode-choice" role="radiogroup" aria-label="Kind">
+        <div class="rule-choice" role="radiogroup" aria-label="Kind">
           <label>
             <input type="radio" name={`${titleId}-type`} checked={type === 'THRESHOLD_ROLLOUT_TYPE'} disabled={existing !== undefined} onChange={() => setType('THRESHOLD_ROLLOUT_TYPE')} />
             Threshold (a percentage of entities)
@@ -94,7 +94,7 @@ export function RolloutEditor({ ns, flag, segments, segmentsError, retrySegments
           onValue={setPercentage}
           error={errors.fields['threshold.percentage'] ?? percentageProblem}
           hint="From 0 to 100: this share of entities (by a hash of their ID) gets the value below."
-          input={{ type: 'number', min: 0, max: 100, step: 'any', inputMode: 'decimal', class: 'input-short' }}
+          input={{ type: 'number', min: 0, max: 100, step: 'any', inputMode: 'decimal', class: 'rule-input-short' }}
         />
       ) : (
         <SegmentPicker
@@ -112,7 +112,7 @@ export function RolloutEditor({ ns, flag, segments, segmentsError, retrySegments
       )}
       <Field label="Value">
         {(a11y) => (
-          <select {...a11y} class="input-short" value={String(value)} onChange={(e) => setValue(e.currentTarget.value === 'true')}>
+          <select {...a11y} class="rule-input-short" value={String(value)} onChange={(e) => setValue(e.currentTarget.value === 'true')}>
             <option value="true">true</option>
             <option value="false">false</option>
           </select>

@@ -94,12 +94,12 @@ export function RolloutsSection({ ns, flag, onChanged }: RolloutsSectionProps) {
           ) : (
             <li key={rollout.id} class={`sortable-item rule-card ${reorder.dragClass(rollout.id)}`} {...reorder.itemProps(rollout.id, canReorder)}>
               {canReorder && <DragHandle />}
-              <span class="rank" title={`Rank ${i + 1}`}>
+              <span class="rule-rank" title={`Rank ${i + 1}`}>
                 {i + 1}
               </span>
               <RolloutSummary ns={ns} rollout={rollout} segments={segments.data} />
               {!readOnly && (
-                <div class="item-actions">
+                <div class="rule-actions">
                   {canReorder && <MoveButtons label={`rollout ${i + 1}`} index={i} count={reorder.items.length} busy={reorder.busy} onMove={(d) => reorder.move(rollout.id, d)} />}
                   <button type="button" class="button button-small" data-action="edit" aria-label={`Edit rollout ${i + 1}`} disabled={editing !== null} onClick={() => open(rollout.id, editButton(rollout.id))}>
                     Edit
@@ -116,11 +116,11 @@ export function RolloutsSection({ ns, flag, onChanged }: RolloutsSectionProps) {
     );
 
   return (
-    <section class="ranked rollouts" ref={section} aria-labelledby="rollouts-title">
-      <header class="section-header">
+    <section class="flag-section ranked rollouts" ref={section} aria-labelledby="rollouts-title">
+      <header class="ranked-header">
         <div>
           <h2 id="rollouts-title">Rollouts</h2>
-          <p class="muted section-hint">Evaluated top to bottom, even while the flag is disabled: the first rollout that matches decides the value. Drag a rollout, or use its arrows, to change the order.</p>
+          <p class="muted ranked-hint">Evaluated top to bottom, even while the flag is disabled: the first rollout that matches decides the value. Drag a rollout, or use its arrows, to change the order.</p>
         </div>
         {!readOnly && (
           <button type="button" class="button button-primary" data-action="new-rollout" disabled={editing !== null} onClick={() => open('new', '[data-action="new-rollout"]')}>
@@ -141,8 +141,8 @@ export function RolloutsSection({ ns, flag, onChanged }: RolloutsSectionProps) {
       <p class="visually-hidden" aria-live="polite">
         {reorder.announcement}
       </p>
-      {editing === 'new' && <div class="new-item">{editor(undefined, list.length + 1)}</div>}
-      <p class="otherwise">
+      {editing === 'new' && <div class="rule-new">{editor(undefined, list.length + 1)}</div>}
+      <p class="rule-otherwise">
         <span class="rule-keyword">Otherwise</span>
         <span>
           serve <BoolValue value={flag.enabled} /> <span class="muted">(the flag's default value: it is {flag.enabled ? 'enabled' : 'disabled'})</span>
@@ -167,7 +167,7 @@ export function RolloutsSection({ ns, flag, onChanged }: RolloutsSectionProps) {
 }
 
 function BoolValue({ value }: { value: boolean }) {
-  return <span class={value ? 'bool bool-true' : 'bool bool-false'}>{String(value)}</span>;
+  return <span class={value ? 'bool-value bool-true' : 'bool-value bool-false'}>{String(value)}</span>;
 }
 
 /** "30% of entities → true" or "If a OR b matches → false", with the description under it. */
@@ -175,7 +175,7 @@ function RolloutSummary({ ns, rollout, segments }: { ns: string; rollout: Rollou
   const { threshold, segment } = rollout;
   const keys = segment ? segmentKeysOf(segment) : [];
   return (
-    <div class="item-body">
+    <div class="rule-body">
       {threshold ? (
         <p class="rule-line">
           <span class="rule-keyword">Threshold</span>
@@ -196,7 +196,7 @@ function RolloutSummary({ ns, rollout, segments }: { ns: string; rollout: Rollou
       ) : (
         <p class="rule-line muted">Unknown rollout kind ({rollout.type})</p>
       )}
-      {rollout.description && <p class="item-description muted">{rollout.description}</p>}
+      {rollout.description && <p class="rule-description muted">{rollout.description}</p>}
     </div>
   );
 }

@@ -96,16 +96,16 @@ export function DistributionEditor({ variants, draft, onDraft, allowNone, errors
 
   if (variants.length === 0)
     return (
-      <fieldset class="fieldset distribution-editor">
+      <fieldset class="rule-fieldset distribution-editor">
         <legend>Serve</legend>
         <p class="muted">This flag has no variants yet: a matching rule serves the flag's default. Add variants to split entities between them.</p>
       </fieldset>
     );
 
   return (
-    <fieldset class="fieldset distribution-editor">
+    <fieldset class="rule-fieldset distribution-editor">
       <legend>Serve</legend>
-      <div class="mode-choice" role="radiogroup" aria-label="Distribution">
+      <div class="rule-choice" role="radiogroup" aria-label="Distribution">
         <label>
           <input type="radio" name={`${id}-mode`} checked={draft.mode === 'single'} onChange={() => set({ mode: 'single' })} />
           Single variant
@@ -141,7 +141,7 @@ export function DistributionEditor({ variants, draft, onDraft, allowNone, errors
       )}
 
       {draft.mode === 'split' && (
-        <div class="split">
+        <div class="rule-split">
           {variants.map((v) => {
             const inputId = `${id}-${v.id}`;
             const errorId = errors[v.id] ? `${inputId}-error` : undefined;

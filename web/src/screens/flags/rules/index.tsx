@@ -97,12 +97,12 @@ export function RulesSection({ ns, flag, onChanged }: RulesSectionProps) {
           ) : (
             <li key={rule.id} class={`sortable-item rule-card ${reorder.dragClass(rule.id)}`} {...reorder.itemProps(rule.id, canReorder)}>
               {canReorder && <DragHandle />}
-              <span class="rank" title={`Rank ${i + 1}`}>
+              <span class="rule-rank" title={`Rank ${i + 1}`}>
                 {i + 1}
               </span>
               <RuleSummary ns={ns} flag={flag} rule={rule} segments={segments.data} />
               {!readOnly && (
-                <div class="item-actions">
+                <div class="rule-actions">
                   {canReorder && <MoveButtons label={`rule ${i + 1}`} index={i} count={reorder.items.length} busy={reorder.busy} onMove={(d) => reorder.move(rule.id, d)} />}
                   <button type="button" class="button button-small" data-action="edit" aria-label={`Edit rule ${i + 1}`} disabled={editing !== null} onClick={() => open(rule.id, `[data-sortable-id="${CSS.escape(rule.id)}"] [data-action="edit"]`)}>
                     Edit
@@ -119,11 +119,11 @@ export function RulesSection({ ns, flag, onChanged }: RulesSectionProps) {
     );
 
   return (
-    <section class="ranked rules" ref={section} aria-labelledby="rules-title">
-      <header class="section-header">
+    <section class="flag-section ranked rules" ref={section} aria-labelledby="rules-title">
+      <header class="ranked-header">
         <div>
           <h2 id="rules-title">Rules</h2>
-          <p class="muted section-hint">Evaluated top to bottom: the first rule whose segments match decides what is served. Drag a rule, or use its arrows, to change the order.</p>
+          <p class="muted ranked-hint">Evaluated top to bottom: the first rule whose segments match decides what is served. Drag a rule, or use its arrows, to change the order.</p>
         </div>
         {!readOnly && (
           <button type="button" class="button button-primary" data-action="new-rule" disabled={editing !== null} onClick={() => open('new', '[data-action="new-rule"]')}>
@@ -131,7 +131,7 @@ export function RulesSection({ ns, flag, onChanged }: RulesSectionProps) {
           </button>
         )}
       </header>
-      {!flag.enabled && <p class="note">This flag is disabled: evaluations return its default without looking at the rules.</p>}
+      {!flag.enabled && <p class="rule-note">This flag is disabled: evaluations return its default without looking at the rules.</p>}
       {reorder.error && (
         <div class="form-error sortable-error" role="alert">
           <span>{reorder.error}</span>
@@ -145,8 +145,8 @@ export function RulesSection({ ns, flag, onChanged }: RulesSectionProps) {
       <p class="visually-hidden" aria-live="polite">
         {reorder.announcement}
       </p>
-      {editing === 'new' && <div class="new-item">{editor()}</div>}
-      <p class="otherwise">
+      {editing === 'new' && <div class="rule-new">{editor()}</div>}
+      <p class="rule-otherwise">
         <span class="rule-keyword">Otherwise</span>
         {flag.defaultVariant ? (
           <span>
@@ -185,7 +185,7 @@ function RuleSummary({ ns, flag, rule, segments }: { ns: string; flag: Flag; rul
   const total = Math.round(rule.distributions.reduce((sum, d) => sum + d.rollout, 0) * 100) / 100;
   const single = rule.distributions.length === 1 && rule.distributions[0].rollout === 100 ? rule.distributions[0] : null;
   return (
-    <div class="item-body">
+    <div class="rule-body">
       <p class="rule-line">
         <span class="rule-keyword">If</span>
         <SegmentList ns={ns} keys={keys} operator={rule.segmentOperator} segments={segments} />
@@ -197,7 +197,7 @@ function RuleSummary({ ns, flag, rule, segments }: { ns: string; flag: Flag; rul
           <span class="muted">no variant (the flag's default)</span>
         ) : single ? (
           <span>
-            <span class="mono">{variantKey(single.variantId) ?? '(deleted variant)'}</span> <span class="tag">single variant</span>
+            <span class="mono">{variantKey(single.variantId) ?? '(deleted variant)'}</span> <span class="rule-tag">single variant</span>
           </span>
         ) : (
           <ul class="dist-list" aria-label="Distribution">

@@ -36,7 +36,7 @@ export function SegmentPicker({ ns, segments, loadError, retry, selected, onSele
   else if (!segments) body = <Loading label="Loading segments…" />;
   else if (segments.length === 0)
     body = (
-      <p class="segment-picker-empty">
+      <p class="picker-empty">
         There are no segments in namespace <strong class="mono">{ns}</strong> yet, and a rule needs one. <Link href={paths.newSegment(ns)}>Create a segment</Link>
       </p>
     );
@@ -47,15 +47,15 @@ export function SegmentPicker({ ns, segments, loadError, retry, selected, onSele
     body = (
       <>
         {segments.length >= FILTER_FROM && (
-          <input type="search" class="search segment-filter" placeholder="Filter segments" aria-label="Filter segments" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+          <input type="search" class="search picker-filter" placeholder="Filter segments" aria-label="Filter segments" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
         )}
-        <ul class="segment-options">
+        <ul class="picker-options">
           {shown.map((s) => {
             const checked = selected.includes(s.key);
             const order = selected.indexOf(s.key);
             return (
               <li key={s.key}>
-                <label class={checked ? 'segment-option checked' : 'segment-option'}>
+                <label class={checked ? 'picker-option checked' : 'picker-option'}>
                   <input
                     type="checkbox"
                     checked={checked}
@@ -64,7 +64,7 @@ export function SegmentPicker({ ns, segments, loadError, retry, selected, onSele
                   />
                   <span class="mono">{s.key}</span>
                   {s.name !== s.key && <span class="muted">{s.name}</span>}
-                  <span class="segment-option-meta muted">
+                  <span class="picker-meta muted">
                     {constraintSummary(s)}
                     {checked && selected.length > 1 && ` · #${order + 1}`}
                   </span>
@@ -78,7 +78,7 @@ export function SegmentPicker({ ns, segments, loadError, retry, selected, onSele
   }
 
   return (
-    <fieldset class={error ? 'fieldset segment-picker field-invalid' : 'fieldset segment-picker'} aria-describedby={errorId}>
+    <fieldset class={error ? 'rule-fieldset rule-picker field-invalid' : 'rule-fieldset rule-picker'} aria-describedby={errorId}>
       <legend>Segments</legend>
       {body}
       {error && (
@@ -87,7 +87,7 @@ export function SegmentPicker({ ns, segments, loadError, retry, selected, onSele
         </p>
       )}
       {selected.length > 1 && (
-        <div class="operator-choice" role="radiogroup" aria-label="Segment operator">
+        <div class="rule-choice rule-operator" role="radiogroup" aria-label="Segment operator">
           <label>
             <input type="radio" name={`${id}-op`} checked={operator === 'AND_SEGMENT_OPERATOR'} onChange={() => onOperator('AND_SEGMENT_OPERATOR')} />
             All of them (AND)
@@ -117,13 +117,13 @@ function constraintSummary(s: Segment): string {
 export function SegmentList({ ns, keys, operator, segments }: { ns: string; keys: string[]; operator: SegmentOperator; segments?: Segment[] }) {
   const op = operator === 'AND_SEGMENT_OPERATOR' ? 'AND' : 'OR';
   return (
-    <span class="segment-list">
+    <span class="rule-segments">
       {keys.map((key, i) => {
         const segment = segments?.find((s) => s.key === key);
         return (
           <span key={key}>
-            {i > 0 && <span class="segment-op">{op}</span>}
-            <Link href={paths.segment(ns, key)} class="segment-chip mono" title={segment && segment.name !== key ? segment.name : undefined}>
+            {i > 0 && <span class="rule-op">{op}</span>}
+            <Link href={paths.segment(ns, key)} class="rule-segment mono" title={segment && segment.name !== key ? segment.name : undefined}>
               {key}
             </Link>
           </span>
