@@ -19,7 +19,7 @@ export interface Table<T, K extends string> {
   /** The rows of the current page, sorted. */
   rows: T[];
   sort: Sort<K>;
-  /** Sorts by a column; the same column again reverses the order. */
+  /** Sorts by a column (back to the first page); the same column again reverses the order. */
   toggle(by: K): void;
   page: number;
   pages: number;
@@ -53,7 +53,10 @@ export function useTable<T, K extends string>(
   return {
     rows: sorted.slice(current * pageSize, (current + 1) * pageSize),
     sort,
-    toggle: (by) => setSort((s) => (s.by === by ? { by, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { by, dir: 'asc' })),
+    toggle: (by) => {
+      setSort((s) => (s.by === by ? { by, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { by, dir: 'asc' }));
+      setPage(0);
+    },
     page: current,
     pages,
     total: sorted.length,
