@@ -1,4 +1,4 @@
-import type { Flag, NamespaceData, Rollout, Rule, Segment } from '../core';
+import type { Flag, NamespaceData, Rollout, Rule, Segment } from '../core/types';
 import { CRC_START, bucketBounds, crc32Update } from './hash';
 import { compileMatcher } from './matchers';
 import type { CompiledFlag, CompiledNamespace, CompiledRollout, CompiledRule, CompiledSegment } from './types';

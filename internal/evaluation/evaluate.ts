@@ -1,4 +1,4 @@
-import { internal, invalid } from '../core';
+import { internal, invalid } from '../core/errors';
 import { thresholdValue, variantBucket } from './hash';
 import type { BooleanResult, CompiledFlag, CompiledSegment, Context, VariantResult } from './types';
 import type { FlagTrace, SegmentTrace } from './trace';

@@ -1,13 +1,6 @@
-import {
-  compareGoTime,
-  goTrimSpace,
-  invalid,
-  parseGoBool,
-  parseGoDateTime,
-  parseGoFloat,
-  type ComparisonType,
-  type GoTime,
-} from '../core';
+import { invalid } from '../core/errors';
+import { compareGoTime, goTrimSpace, parseGoBool, parseGoDateTime, parseGoFloat, type GoTime } from '../core/goparse';
+import type { ComparisonType } from '../core/types';
 
 /**
  * Constraint matchers with Flipt v1's semantics (reference flipt-evaluation.md §4), compiled

@@ -1,4 +1,4 @@
-import type { ComparisonType, MatchType, SegmentOperator } from '../core';
+import type { ComparisonType, MatchType, SegmentOperator } from '../core/types';
 
 /** The path an evaluation took: which rules or rollouts were tried, and why each answered. */
 export interface ConstraintTrace {

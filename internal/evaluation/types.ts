@@ -1,7 +1,7 @@
-import type { ComparisonType, FlagType, MatchType, Micros, RolloutType, SegmentOperator } from '../core';
+import type { ComparisonType, FlagType, MatchType, Micros, RolloutType, SegmentOperator } from '../core/types';
 import type { Matcher } from './matchers';
 
-export type { NamespaceData } from '../core';
+export type { NamespaceData } from '../core/types';
 
 export interface CompiledConstraint {
   id: string;
