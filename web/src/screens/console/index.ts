@@ -1,9 +1,9 @@
 import { paths } from '../../routes/paths';
 import type { Screen } from '../../routes/types';
-import { ConsolePlaceholder } from './placeholder';
+import { ConsoleScreen } from './console';
 
-/** The evaluation console: evaluate a flag and see why. Placeholder until that change lands. */
+/** The evaluation console: evaluate a flag for an entity and context, and see the path to the answer. */
 export const consoleScreen: Screen = {
-  nav: { label: 'Console', group: 'namespace', href: paths.console },
-  routes: [{ path: '/namespaces/:ns/console', component: ConsolePlaceholder }],
+  nav: { label: 'Console', group: 'namespace', href: (ns) => paths.console(ns) },
+  routes: [{ path: '/namespaces/:ns/console', component: ConsoleScreen }],
 };
