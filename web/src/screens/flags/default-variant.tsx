@@ -7,7 +7,7 @@ import { useToast } from '../../components/toast';
 import { useSession } from '../../session/session';
 
 /**
- * The variant a variant flag answers with when it is enabled and no rule matches (or none).
+ * The variant a variant flag answers with when no rule matches or it is disabled (or none).
  * Saved on its own with PUT: Flipt's PUT replaces the whole flag, so the other fields go as the
  * flag holds them now (metadata is left out, which leaves it unchanged), not as an unsaved
  * details form shows them.
@@ -49,7 +49,7 @@ export function DefaultVariant({ ns, flag, onChanged }: { ns: string; flag: Flag
           </button>
         )}
       </div>
-      <p class="field-hint">What the flag answers when it is enabled and no rule matches. “None” answers with no variant.</p>
+      <p class="field-hint">What the flag answers when no rule matches, and while it is disabled. With “None” it answers no variant.</p>
     </form>
   );
 }

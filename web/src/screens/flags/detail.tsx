@@ -20,8 +20,8 @@ import { VariantsSection } from './variants';
 
 /**
  * Flipt's flag page: the flag's fields, delete, copy to another namespace; then, for a variant
- * flag, its variants, default variant and rules; for a boolean flag, its default value (the
- * flag's `enabled`) and rollouts. Every part reloads the one flag query after a change, so the
+ * flag, its variants, default variant and rules; for a boolean flag, its rollouts (its default
+ * value is its `enabled`, said beside the switch in the details form). Every part reloads the one flag query after a change, so the
  * sections never disagree about the variants.
  */
 export function FlagDetailScreen() {
@@ -78,10 +78,7 @@ function FlagPage({ ns, flag, reload }: { ns: string; flag: Flag; reload: () => 
           <FlagDetailsForm ns={ns} flag={flag} onSaved={reload} />
         </section>
         {boolean ? (
-          <>
-            <BooleanDefault flag={flag} />
-            <RolloutsSection ns={ns} flag={flag} onChanged={reload} />
-          </>
+          <RolloutsSection ns={ns} flag={flag} onChanged={reload} />
         ) : (
           <>
             <VariantsSection ns={ns} flag={flag} onChanged={reload} />
@@ -109,21 +106,5 @@ function FlagPage({ ns, flag, reload }: { ns: string; flag: Flag; reload: () => 
         </p>
       </ConfirmDialog>
     </Page>
-  );
-}
-
-/** A boolean flag answers its `enabled` value when no rollout matches: say so where the rollouts are. */
-function BooleanDefault({ flag }: { flag: Flag }) {
-  return (
-    <section class="flag-section boolean-default" aria-labelledby="boolean-default-title">
-      <h2 id="boolean-default-title">Default value</h2>
-      <p>
-        When no rollout matches, <span class="mono">{flag.key}</span> answers{' '}
-        <strong class="mono" data-testid="boolean-default">
-          {String(flag.enabled)}
-        </strong>{' '}
-        — the flag's <em>Enabled</em> setting, changed in Details above.
-      </p>
-    </section>
   );
 }

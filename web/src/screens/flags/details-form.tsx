@@ -61,7 +61,19 @@ export function FlagDetailsForm({ ns, flag, onSaved }: { ns: string; flag: Flag;
         checked={enabled}
         onChange={setEnabled}
         disabled={readOnly}
-        hint={boolean ? 'The value this boolean flag answers with when no rollout matches.' : 'A disabled flag answers with no variant, whatever its rules say.'}
+        hint={
+          boolean ? (
+            <>
+              Also this boolean flag's default value: when no rollout matches it answers{' '}
+              <strong class="mono" data-testid="boolean-default">
+                {String(enabled)}
+              </strong>
+              .
+            </>
+          ) : (
+            'A disabled flag skips its rules and answers with its default variant, if it has one.'
+          )
+        }
       />
       <JsonField
         label="Metadata"

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 
 /**
  * A modal <dialog> holding a form (the variant editor). showModal() gives focus trapping, Escape
@@ -8,6 +8,7 @@ import { useEffect, useRef } from 'preact/hooks';
  */
 export function FormDialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -16,8 +17,8 @@ export function FormDialog({ open, title, onClose, children }: { open: boolean; 
   }, [open]);
   return (
     // `onCancel` is Escape: the dialog closes itself, the state follows.
-    <dialog ref={ref} class="dialog flag-dialog" aria-labelledby="flag-dialog-title" onCancel={onClose} onClose={() => open && onClose()}>
-      <h2 id="flag-dialog-title">{title}</h2>
+    <dialog ref={ref} class="dialog flag-dialog" aria-labelledby={titleId} onCancel={onClose} onClose={() => open && onClose()}>
+      <h2 id={titleId}>{title}</h2>
       {open && children}
     </dialog>
   );

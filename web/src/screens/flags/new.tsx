@@ -115,7 +115,11 @@ export function NewFlagScreen() {
         <EnabledSwitch
           checked={enabled}
           onChange={setEnabled}
-          hint={type === 'BOOLEAN_FLAG_TYPE' ? 'A boolean flag answers this when no rollout matches.' : 'A disabled variant flag answers with no variant.'}
+          hint={
+            type === 'BOOLEAN_FLAG_TYPE'
+              ? `Also the default value: when no rollout matches, the flag answers ${String(enabled)}.`
+              : 'A disabled flag skips its rules and answers with its default variant, if it has one.'
+          }
         />
         <JsonField
           label="Metadata"

@@ -123,7 +123,7 @@ export function SegmentList({ ns, keys, operator, segments }: { ns: string; keys
         return (
           <span key={key}>
             {i > 0 && <span class="rule-op">{op}</span>}
-            <Link href={paths.segment(ns, key)} class="rule-segment mono" title={segment && segment.name !== key ? segment.name : undefined}>
+            <Link href={paths.segment(ns, key)} draggable={false} class="rule-segment mono" title={segment && segment.name !== key ? segment.name : undefined}>
               {key}
             </Link>
           </span>
