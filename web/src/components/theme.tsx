@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { readPreference, writePreference } from '../lib/storage';
 
 /**
@@ -19,17 +19,33 @@ export function applyTheme(theme: Theme): void {
   else document.documentElement.dataset.theme = theme;
 }
 
-export function ThemeToggle() {
+const listeners = new Set<(theme: Theme) => void>();
+
+/**
+ * Applies a theme at once (in the click itself, not after the next render), remembers it, and
+ * tells every `useTheme()` — the header's toggle and Settings → General stay in step.
+ */
+export function chooseTheme(theme: Theme): void {
+  applyTheme(theme);
+  writePreference('theme', theme === 'system' ? null : theme);
+  for (const listener of listeners) listener(theme);
+}
+
+/** The chosen theme, following `chooseTheme` from anywhere. */
+export function useTheme(): Theme {
   const [theme, setTheme] = useState<Theme>(storedTheme);
+  useEffect(() => {
+    listeners.add(setTheme);
+    return () => void listeners.delete(setTheme);
+  }, []);
+  return theme;
+}
+
+export function ThemeToggle() {
+  const theme = useTheme();
   const next = ORDER[(ORDER.indexOf(theme) + 1) % ORDER.length];
-  const choose = () => {
-    // Applied in the click itself, not after the next render: the page changes at once.
-    applyTheme(next);
-    writePreference('theme', next === 'system' ? null : next);
-    setTheme(next);
-  };
   return (
-    <button type="button" class="button button-quiet" onClick={choose} title={`Switch to ${next}`}>
+    <button type="button" class="button button-quiet" onClick={() => chooseTheme(next)} title={`Switch to ${next}`}>
       {LABEL[theme]}
     </button>
   );
