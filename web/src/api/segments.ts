@@ -1,3 +1,4 @@
+import { ApiError } from './errors';
 import { http, path } from './http';
 import { allPages } from './pages';
 import type { ComparisonType, Constraint, MatchType, Segment } from './types';
@@ -37,13 +38,18 @@ export const segments = {
   /**
    * A copy of the segment, with its constraints, in another namespace (Flipt's "copy to
    * namespace": the UI does it with the same public calls). The segment is created first; a
-   * constraint the target refuses stops the copy there, and the error says which one.
+   * constraint the target refuses stops the copy there, and the error says so and which one.
    */
   async copy(ns: string, key: string, target: string): Promise<Segment> {
     const source = await segments.get(ns, key);
     const created = await segments.create(target, { key: source.key, name: source.name, description: source.description, matchType: source.matchType });
     for (const c of source.constraints) {
-      await segments.createConstraint(target, source.key, { type: c.type, property: c.property, operator: c.operator, value: c.value, description: c.description });
+      try {
+        await segments.createConstraint(target, source.key, { type: c.type, property: c.property, operator: c.operator, value: c.value, description: c.description });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        throw new ApiError(err.status, err.code, `Segment ${source.key} was created in ${target}, but its constraint on ${c.property} was refused: ${err.message}`, []);
+      }
     }
     return created;
   },

@@ -1,0 +1,94 @@
+import { useState } from 'preact/hooks';
+import { Link, useLocation } from 'wouter-preact';
+import { useQuery } from '../../api/hooks';
+import { matchTypeLabel, segments as api } from '../../api/segments';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { Page } from '../../components/page';
+import { LoadError, Loading } from '../../components/states';
+import { useToast } from '../../components/toast';
+import { formatDate } from '../../lib/format';
+import { paths, useRouteParam } from '../../routes/paths';
+import { useCurrentNamespace } from '../../session/namespaces';
+import { useSession } from '../../session/session';
+import { ConstraintsSection } from './constraints';
+import { CopySegmentDialog } from './copy';
+import { SegmentForm } from './form';
+
+/**
+ * One segment: its details (name, match type, description) to edit, its constraints, and copy to
+ * another namespace and delete in the page's actions. Deleting a segment that a rule or rollout
+ * uses is refused by the server; the dialog shows its message.
+ */
+export function SegmentDetailScreen() {
+  const ns = useCurrentNamespace();
+  const key = useRouteParam('segmentKey');
+  const { readOnly } = useSession();
+  const toast = useToast();
+  const [, navigate] = useLocation();
+  const query = useQuery(() => api.get(ns, key), [ns, key]);
+  const [deleting, setDeleting] = useState(false);
+  const [copying, setCopying] = useState(false);
+  const segment = query.data;
+
+  const actions =
+    segment && !readOnly ? (
+      <>
+        <button type="button" class="button" onClick={() => setCopying(true)}>
+          Copy to namespace
+        </button>
+        <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)} aria-label={`Delete segment ${segment.key}`}>
+          Delete
+        </button>
+      </>
+    ) : undefined;
+
+  return (
+    <Page title={segment ? segment.name || segment.key : 'Segment'} actions={actions}>
+      <p class="segment-crumbs">
+        <Link href={paths.segments(ns)}>Segments</Link> <span aria-hidden="true">/</span> <span class="mono">{key}</span>
+      </p>
+      {query.loading && !segment ? (
+        <Loading label="Loading segment…" />
+      ) : query.error ? (
+        <LoadError error={query.error} retry={query.reload} />
+      ) : segment ? (
+        <div class="segment-detail">
+          <section class="segment-section" aria-labelledby="details-title">
+            <header class="segment-section-header">
+              <h2 id="details-title">Details</h2>
+              <p class="muted segment-section-note">
+                Match type {matchTypeLabel(segment.matchType)} · created {formatDate(segment.createdAt)} · updated {formatDate(segment.updatedAt)}
+              </p>
+            </header>
+            {/* Keyed by the update time: a saved segment re-seeds the form with the server's values. */}
+            <SegmentForm key={segment.updatedAt} existing={segment} onSaved={query.reload} />
+          </section>
+          <ConstraintsSection ns={ns} segment={segment} readOnly={readOnly} reload={query.reload} />
+        </div>
+      ) : null}
+
+      {segment && (
+        <>
+          <ConfirmDialog
+            open={deleting}
+            title="Delete segment?"
+            confirmLabel="Delete"
+            danger
+            onConfirm={async () => {
+              await api.delete(ns, segment.key);
+              toast.success(`Segment ${segment.key} deleted`);
+              navigate(paths.segments(ns));
+            }}
+            onClose={() => setDeleting(false)}
+          >
+            <p>
+              Segment <strong class="mono">{segment.key}</strong> and its {segment.constraints.length === 1 ? 'constraint' : `${segment.constraints.length} constraints`} will be
+              deleted. A segment that rules or rollouts still use cannot be deleted. This cannot be undone.
+            </p>
+          </ConfirmDialog>
+          <CopySegmentDialog open={copying} ns={ns} segment={segment} onClose={() => setCopying(false)} />
+        </>
+      )}
+    </Page>
+  );
+}
