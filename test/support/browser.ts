@@ -46,9 +46,14 @@ export async function openDashboard(
   browser: Browser,
   baseUrl: string,
   hash = '/',
-  options: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {},
+  options: { width?: number; height?: number; colorScheme?: 'light' | 'dark'; timezoneId?: string } = {},
 ): Promise<DashboardPage> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 }, colorScheme: options.colorScheme ?? 'light' });
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+    colorScheme: options.colorScheme ?? 'light',
+    // The browser's own time zone (an IANA name), for screens that show local times.
+    timezoneId: options.timezoneId,
+  });
   // A missing element fails the step in 10 s, well inside the test's own timeout.
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
