@@ -91,7 +91,7 @@ export function FlagsListScreen() {
 function FlagRow({ ns, flag }: { ns: string; flag: Flag }) {
   return (
     <tr data-key={flag.key}>
-      <td>
+      <td class="nowrap">
         <Link href={paths.flag(ns, flag.key)} class="mono">
           {flag.key}
         </Link>
