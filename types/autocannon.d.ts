@@ -8,6 +8,7 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     pipelining?: number;
+    amount?: number;
   }
   interface Histogram {
     average: number;
@@ -19,6 +20,7 @@ declare module 'autocannon' {
     latency: Histogram;
     errors: number;
     non2xx: number;
+    '2xx': number;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -18,6 +18,14 @@ export interface HttpResult {
   p50: number;
   p99: number;
   errors: number;
+  /** The server process's CPU time (user + system) per answered request, in µs: immune to the load generator's share of the machine. */
+  cpuMicrosPerRequest: number;
+}
+
+/** A process's CPU time so far in µs (Linux: /proc/<pid>/stat utime + stime, in clock ticks of 10 ms). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 const SHAPE: SeedShape = { namespace: 'default', flags: 1000, rulesPerFlag: 10, constraintsPerSegment: 3, segments: 100 };
@@ -35,11 +43,14 @@ function startProcess(command: string, args: string[], env: Record<string, strin
   });
 }
 
-async function load(label: string, url: string, body: string, seconds: number): Promise<HttpResult> {
-  const options = { url: `${url}/evaluate/v1/variant`, method: 'POST' as const, body, headers: { 'content-type': 'application/json' }, connections: 10 };
+async function load(label: string, server: { url: string; child: ChildProcess }, body: string, seconds: number): Promise<HttpResult> {
+  const options = { url: `${server.url}/evaluate/v1/variant`, method: 'POST' as const, body, headers: { 'content-type': 'application/json' }, connections: 10 };
   await autocannon({ ...options, duration: 2 }); // warm-up
+  const cpuBefore = cpuMicros(server.child.pid!);
   const result = await autocannon({ ...options, duration: seconds });
+  const cpu = cpuMicros(server.child.pid!) - cpuBefore;
   return {
+    cpuMicrosPerRequest: cpu / Math.max(result['2xx'] + result.non2xx, 1),
     label,
     requestsPerSecond: Math.round(result.requests.average),
     p50: result.latency.p50,
@@ -48,7 +59,7 @@ async function load(label: string, url: string, body: string, seconds: number): 
   };
 }
 
-export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; ratio: number; p99Ratio: number; metricsCost: number }> {
+export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; ratio: number; p99Ratio: number; metricsCost: number; metricsCpuCost: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-'));
   const dbUrl = `file:${join(dir, 'bench.db')}`;
   const conn = openDatabase(dbUrl);
@@ -78,19 +89,22 @@ export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; 
     // Alternate the two, three rounds each, and keep the median round: the machine is noisy.
     const rounds: { baseline: HttpResult; evaluation: HttpResult; noMetrics: HttpResult }[] = [];
     for (let i = 0; i < 3; i++) {
-      const baseline = await load('bare Fastify JSON route', bare.url, body, seconds);
-      const evaluation = await load('pennon /evaluate/v1/variant (10 rules x 3 constraints)', pennon.url, body, seconds);
-      const noMetrics = await load('the same with metrics.enabled: false', unmetered.url, body, seconds);
+      const baseline = await load('bare Fastify JSON route', bare, body, seconds);
+      const evaluation = await load('pennon /evaluate/v1/variant (10 rules x 3 constraints)', pennon, body, seconds);
+      const noMetrics = await load('the same with metrics.enabled: false', unmetered, body, seconds);
       rounds.push({ baseline, evaluation, noMetrics });
     }
     rounds.sort((a, b) => a.evaluation.requestsPerSecond / a.baseline.requestsPerSecond - b.evaluation.requestsPerSecond / b.baseline.requestsPerSecond);
     const { baseline, evaluation } = rounds[1];
     const costs = rounds.map((r) => 1 - r.evaluation.requestsPerSecond / r.noMetrics.requestsPerSecond).sort((a, b) => a - b);
+    // The steadier figure: extra server CPU per request with metrics on.
+    const cpuCosts = rounds.map((r) => r.evaluation.cpuMicrosPerRequest / r.noMetrics.cpuMicrosPerRequest - 1).sort((a, b) => a - b);
     return {
       results: [baseline, evaluation, rounds[1].noMetrics],
       ratio: evaluation.requestsPerSecond / baseline.requestsPerSecond,
       p99Ratio: evaluation.p99 / Math.max(baseline.p99, 1),
       metricsCost: costs[1],
+      metricsCpuCost: cpuCosts[1],
     };
   } finally {
     for (const child of children) child.kill('SIGTERM');

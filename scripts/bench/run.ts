@@ -1,12 +1,14 @@
 import { evaluatorBench } from './evaluator';
 import { httpBench } from './http';
+import { instructionBench } from './instructions';
 import { rebuildBench } from './rebuild';
 import { startupBench } from './startup';
 
 /**
  * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
- * Select with arguments: evaluator, rebuild, http, startup (default: all).
+ * Select with arguments: evaluator, rebuild, http, startup (default: all), and instructions
+ * (only when named: it runs the server under valgrind for ~10 minutes).
  */
 async function main(): Promise<void> {
   const only = new Set(process.argv.slice(2));
@@ -31,11 +33,17 @@ async function main(): Promise<void> {
   }
   if (want('http')) {
     console.log('\n## HTTP evaluation vs a bare Fastify route (targets: ratio ≥ 0.90, p99 ≤ 1.2×)');
-    const { results, ratio, p99Ratio, metricsCost } = await httpBench(Number(process.env.BENCH_SECONDS ?? 10));
+    const { results, ratio, p99Ratio, metricsCost, metricsCpuCost } = await httpBench(Number(process.env.BENCH_SECONDS ?? 10));
     for (const r of results) {
-      console.log(`${r.label.padEnd(56)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}`);
+      console.log(`${r.label.padEnd(56)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  server CPU ${r.cpuMicrosPerRequest.toFixed(1)} µs/req  errors ${r.errors}`);
     }
-    console.log(`ratio ${ratio.toFixed(3)}   p99 ratio ${p99Ratio.toFixed(2)}   metrics cost ${(metricsCost * 100).toFixed(1)}% of throughput (median round)`);
+    console.log(`ratio ${ratio.toFixed(3)}   p99 ratio ${p99Ratio.toFixed(2)}   metrics cost ${(metricsCost * 100).toFixed(1)}% of throughput, ${(metricsCpuCost * 100).toFixed(1)}% of server CPU per request (median rounds)`);
+  }
+  if (only.has('instructions')) {
+    console.log('\n## What metrics cost an evaluation request, in instructions (valgrind; target: a few percent)');
+    const r = await instructionBench();
+    const fmt = (xs: number[]) => xs.map((x) => Math.round(x).toLocaleString('en-US')).join(', ');
+    console.log(`instructions per request, metrics on: ${fmt(r.on)}; off: ${fmt(r.off)}; cost ${(r.cost * 100).toFixed(1)}%`);
   }
 }
 
