@@ -33,7 +33,7 @@ export function RolloutsSection({ ns, flag, onChanged }: RolloutsSectionProps) {
   const [editing, setEditing] = useState<string | null>(null);
   const [doomed, setDoomed] = useState<{ rollout: Rollout; position: number } | null>(null);
   const section = useRef<HTMLElement>(null);
-  const returnFocus = useRef<string | null>(null);
+  const returnFocus = useRef<{ selector: string; until?: unknown } | null>(null);
   const list = query.data ?? NONE;
   const changed = () => {
     query.reload();
@@ -43,16 +43,18 @@ export function RolloutsSection({ ns, flag, onChanged }: RolloutsSectionProps) {
   const canReorder = !readOnly && editing === null && list.length > 1;
 
   useEffect(() => {
-    if (editing !== null || !returnFocus.current) return;
-    const target = section.current?.querySelector<HTMLElement>(returnFocus.current);
-    if (!target && query.loading) return;
+    const back = returnFocus.current;
+    if (editing !== null || !back) return;
+    const target = section.current?.querySelector<HTMLElement>(back.selector);
+    // An item just created appears with the reload: wait for new data, else fall back to "New …".
+    if (!target && back.until !== undefined && query.data === back.until) return;
     (target ?? section.current?.querySelector<HTMLElement>('[data-action="new-rollout"]'))?.focus();
     returnFocus.current = null;
   });
 
   const editButton = (id: string) => `[data-sortable-id="${CSS.escape(id)}"] [data-action="edit"]`;
   const open = (id: string, from: string) => {
-    returnFocus.current = from;
+    returnFocus.current = { selector: from };
     setEditing(id);
   };
   const editor = (existing: Rollout | undefined, position: number) => (
@@ -66,7 +68,7 @@ export function RolloutsSection({ ns, flag, onChanged }: RolloutsSectionProps) {
       position={position}
       onSaved={(rollout, created) => {
         toast.success(created ? 'Rollout created' : 'Rollout saved');
-        returnFocus.current = editButton(rollout.id);
+        returnFocus.current = { selector: editButton(rollout.id), until: created ? query.data : undefined };
         setEditing(null);
         changed();
       }}

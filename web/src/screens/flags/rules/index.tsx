@@ -33,7 +33,7 @@ export function RulesSection({ ns, flag, onChanged }: RulesSectionProps) {
   const [doomed, setDoomed] = useState<{ rule: Rule; position: number } | null>(null);
   const section = useRef<HTMLElement>(null);
   /** Where the keyboard goes back to when the editor closes. */
-  const returnFocus = useRef<string | null>(null);
+  const returnFocus = useRef<{ selector: string; until?: unknown } | null>(null);
   const list = query.data ?? NONE;
   const changed = () => {
     query.reload();
@@ -43,16 +43,17 @@ export function RulesSection({ ns, flag, onChanged }: RulesSectionProps) {
   const canReorder = !readOnly && editing === null && list.length > 1;
 
   useEffect(() => {
-    if (editing !== null || !returnFocus.current) return;
-    // A rule just created appears after the reload: wait for it, else fall back to "New rule".
-    const target = section.current?.querySelector<HTMLElement>(returnFocus.current);
-    if (!target && query.loading) return;
+    const back = returnFocus.current;
+    if (editing !== null || !back) return;
+    const target = section.current?.querySelector<HTMLElement>(back.selector);
+    // An item just created appears with the reload: wait for new data, else fall back to "New …".
+    if (!target && back.until !== undefined && query.data === back.until) return;
     (target ?? section.current?.querySelector<HTMLElement>('[data-action="new-rule"]'))?.focus();
     returnFocus.current = null;
   });
 
   const open = (id: string, from: string) => {
-    returnFocus.current = from;
+    returnFocus.current = { selector: from };
     setEditing(id);
   };
   const close = () => setEditing(null);
@@ -68,7 +69,7 @@ export function RulesSection({ ns, flag, onChanged }: RulesSectionProps) {
       ruleId={ruleId}
       onSaved={(rule, created) => {
         toast.success(created ? 'Rule created' : 'Rule saved');
-        if (created) returnFocus.current = `[data-sortable-id="${CSS.escape(rule.id)}"] [data-action="edit"]`;
+        if (created) returnFocus.current = { selector: `[data-sortable-id="${CSS.escape(rule.id)}"] [data-action="edit"]`, until: query.data };
         close();
         changed();
       }}

@@ -59,7 +59,7 @@ export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids
   });
 
   const commit = async (next: string[]) => {
-    if (busyRef.current || next.join() === sourceIds.join()) return;
+    if (busyRef.current || next.join() === ids.join()) return;
     busyRef.current = true;
     setPending(next);
     setBusy(true);
