@@ -125,7 +125,8 @@ describeBrowser('dashboard: segments', () => {
   it('offers exactly the operators of the comparison type picked, and the value input the operator calls for', async () => {
     const key = unique('pickers');
     expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'Pickers' }), 200);
-    const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/default/segments/${key}`);
+    // New York in January is UTC-5: a local date-time is sent five hours later, in UTC.
+    const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/default/segments/${key}`, { timezoneId: 'America/New_York' });
     try {
       const dialog = await openConstraintDialog(page);
       const type = dialog.getByLabel('Type', { exact: true });
@@ -163,7 +164,7 @@ describeBrowser('dashboard: segments', () => {
       await dialog.getByLabel('Property', { exact: true }).fill('signed_up');
       await operator.selectOption({ label: 'is after' });
       await dialog.getByLabel('Value', { exact: true }).fill('2030-01-02T03:04:05');
-      const utc = await page.evaluate(() => new Date('2030-01-02T03:04:05').toISOString().replace('.000Z', 'Z'));
+      const utc = '2030-01-02T08:04:05Z';
       await dialog.getByText(`sent as ${utc}`).waitFor();
       await dialog.getByRole('button', { name: 'Add constraint' }).click();
       await page.getByText('Constraint on signed_up added').waitFor();

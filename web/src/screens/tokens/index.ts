@@ -1,9 +1,9 @@
 import { paths } from '../../routes/paths';
 import type { Screen } from '../../routes/types';
-import { TokensPlaceholder } from './placeholder';
+import { TokensScreen } from './list';
 
-/** API client tokens: list, create (secret shown once), delete. Placeholder until that change lands. */
+/** Settings → API tokens (Flipt's settings/tokens): list, create (the secret shown once), delete one or several. */
 export const tokensScreen: Screen = {
   nav: { label: 'API tokens', group: 'settings', href: () => paths.tokens },
-  routes: [{ path: '/settings/tokens', component: TokensPlaceholder }],
+  routes: [{ path: '/settings/tokens', component: TokensScreen }],
 };
