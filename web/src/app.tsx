@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
+import { Redirect, Route, Router, Switch, useLocation, useSearch } from 'wouter-preact';
 import { Layout } from './components/layout';
 import { LoadError, Loading } from './components/states';
 import { ToastProvider } from './components/toast';
@@ -34,11 +34,12 @@ const routes = screens.flatMap((s) => s.routes);
 function Gate() {
   const session = useSession();
   const [location, navigate] = useLocation();
+  const search = useSearch();
 
   useEffect(() => {
     if (session.status === 'login' && location !== paths.login) {
-      // Remember where the 401 interrupted, to go back there after logging in.
-      session.setReturnTo(location);
+      // Remember where the 401 interrupted (with its query: `…/console?flag=x`), to go back there after logging in.
+      session.setReturnTo(search === '' ? location : `${location}?${search}`);
       navigate(paths.login, { replace: true });
     }
   }, [session.status, location]);

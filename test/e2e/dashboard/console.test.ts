@@ -13,6 +13,7 @@ import { expectStatus, startTestServer, type TestServer } from '../../support/se
 /** Keys of their own per attempt: a retried test runs against the same server. */
 const unique = (key: string) => `${key}-${Date.now().toString(36)}`;
 const P = '/api/v1/namespaces/default';
+const BOOTSTRAP = 'console-bootstrap-secret';
 
 interface Seeded {
   variantFlag: string;
@@ -52,21 +53,30 @@ async function seed(server: TestServer): Promise<Seeded> {
 async function pickFlag(page: Page, key: string): Promise<void> {
   const box = page.getByRole('combobox', { name: 'Flag' });
   await box.fill(key.slice(0, -3));
-  await page.getByRole('option', { name: new RegExp(`^${key}`) }).click();
+  await page.getByRole('listbox', { name: 'Flags' }).getByRole('option', { name: new RegExp(`^${key}`) }).click();
   expect(await box.inputValue()).toBe(key);
 }
 
 describeBrowser('dashboard: console', () => {
   let server: TestServer;
+  let secured: TestServer;
   let browser: Browser;
   let seeded: Seeded;
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+    [server, secured, browser] = await Promise.all([
+      startTestServer(),
+      startTestServer({
+        PENNON_AUTHENTICATION_REQUIRED: 'true',
+        PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
+        PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
+      }),
+      launchBrowser(),
+    ]);
     seeded = await seed(server);
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.stop();
+    await Promise.all([server?.stop(), secured?.stop()]);
   });
 
   it('evaluates in the console and explains the matched rule: rule #1 failed on the actual values, rule #2 matched, the bucket chose', async () => {
@@ -279,6 +289,71 @@ describeBrowser('dashboard: console', () => {
       await warning.getByRole('button', { name: 'Evaluate again' }).click();
       await warning.waitFor({ state: 'detached' });
       expect(await page.getByTestId('result-value').textContent()).toBe('b');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+  it('works from the keyboard alone and in a narrow window', async () => {
+    const { page, problems, close } = await openDashboard(browser, server.url, '/namespaces/default/console', { width: 390, height: 800 });
+    try {
+      const box = page.getByRole('combobox', { name: 'Flag' });
+      await box.focus();
+      await page.keyboard.type(seeded.booleanFlag);
+      expect(await box.getAttribute('aria-expanded')).toBe('true');
+      expect(await page.getByRole('listbox', { name: 'Flags' }).getByRole('option').allTextContents()).toEqual([expect.stringMatching(new RegExp(`^${seeded.booleanFlag}`))]);
+      await page.keyboard.press('Enter');
+      expect(await box.getAttribute('aria-expanded')).toBe('false');
+      expect(await box.inputValue()).toBe(seeded.booleanFlag);
+      // On to the entity ID, its random-ID button, the context; Ctrl+Enter evaluates from there.
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('narrow-1');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      const entity = await page.getByLabel('Entity ID', { exact: true }).inputValue();
+      expect(entity).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Control+Enter');
+      await page.getByTestId('console-path').waitFor();
+      const expected = expectStatus(await server.api.post('/evaluate/v1/boolean', { namespaceKey: 'default', flagKey: seeded.booleanFlag, entityId: entity, context: {} }), 200);
+      expect(await page.getByTestId('result-value').textContent()).toBe(String(expected.enabled));
+      // Nothing wider than the window (tables scroll in their own boxes).
+      const overflow = await page.evaluate(() => {
+        const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+        return d.scrollWidth - d.clientWidth;
+      });
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, 'console-narrow');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('keeps a ?flag= deep link through the login, and the commands carry the token placeholder', async () => {
+    const admin = secured.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
+    const flag = unique('secured');
+    expectStatus(await admin.post(`${P}/flags`, { key: flag, name: 'Secured', type: 'BOOLEAN_FLAG_TYPE', enabled: true }), 200);
+    const { page, problems, close } = await openDashboard(browser, secured.url, `/namespaces/default/console?flag=${flag}`);
+    try {
+      await page.waitForURL(/#\/login$/);
+      await page.getByLabel('Client token', { exact: true }).fill(BOOTSTRAP);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL(new RegExp(`#/namespaces/default/console\\?flag=${flag}$`));
+      expect(await page.getByRole('combobox', { name: 'Flag' }).inputValue()).toBe(flag);
+      await page.getByLabel('Entity ID', { exact: true }).fill('u1');
+      const curl = (await page.getByTestId('curl-command').textContent())!;
+      expect(curl.split(' \\\n  ')).toEqual([
+        `curl -sS -X POST ${secured.url}/evaluate/v1/boolean`,
+        `-H 'Content-Type: application/json'`,
+        '-H "Authorization: Bearer $PENNON_TOKEN"',
+        `-d '{"namespaceKey":"default","flagKey":"${flag}","entityId":"u1","context":{}}'`,
+      ]);
+      expect(await page.getByTestId('pennon-command').textContent()).toBe(
+        `pennon evaluate ${flag} --namespace default --entity-id u1 --address ${secured.url} --token "$PENNON_TOKEN"`,
+      );
+      await page.getByRole('button', { name: 'Evaluate', exact: true }).click();
+      expect(await page.getByTestId('result-value').textContent()).toBe('true');
       expect(problems).toEqual([]);
     } finally {
       await close();
