@@ -64,7 +64,11 @@ describeBrowser('dashboard: rules and rollouts', () => {
   const keysOf = (r: { segmentKey: string; segmentKeys: string[] }) => (r.segmentKeys.length > 0 ? r.segmentKeys : [r.segmentKey]);
   /** The segment keys of each rule card, top to bottom, as the page shows them. */
   const shownRules = (page: Page) => page.locator('section.rules .rules-list > li .rule-segments').allTextContents();
-  const shownRollouts = (page: Page) => page.locator('section.rollouts .rollouts-list > li .rule-body .rule-line').allTextContents();
+  /** Each rollout card's lines ("Threshold30% of entities | Servetrue"), top to bottom. */
+  const shownRollouts = (page: Page) =>
+    page
+      .locator('section.rollouts .rollouts-list > li')
+      .evaluateAll((items) => items.map((li) => [...(li as unknown as { querySelectorAll(s: string): Iterable<{ textContent: string | null }> }).querySelectorAll('.rule-line')].map((l) => l.textContent).join(' | ')));
   /** The order save is over (its status line gone) and the list reloaded. */
   const orderSaved = (page: Page) => page.locator('.sortable-status').waitFor({ state: 'detached' });
   /** The button that has the keyboard: its label and the id of the list item it is in. */
@@ -390,7 +394,7 @@ describeBrowser('dashboard: rules and rollouts', () => {
       await editor.getByRole('button', { name: 'Create rollout' }).click();
       await page.getByText('Rollout created').first().waitFor();
       await section.locator('.rollouts-list > li').nth(1).waitFor();
-      expect(await shownRollouts(page)).toEqual(['Threshold30% of entitiesServetrue', `If${seg}matchesServefalse`]);
+      expect(await shownRollouts(page)).toEqual(['Threshold30% of entities | Servetrue', `If${seg}matches | Servefalse`]);
       await screenshot(page, 'rollouts-section');
 
       const held = await rolloutsOf(flag);
@@ -426,6 +430,26 @@ describeBrowser('dashboard: rules and rollouts', () => {
       await error.waitFor();
       expect(await error.textContent()).toBe('must be within range [0, 100]');
       expect(await rolloutsOf(flag)).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('rules stay readable in a narrow window with the dark theme (no sideways scrolling)', async () => {
+    const { flag } = await threeRules('narrow');
+    const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/${ns}/flags/${flag}`, { width: 400, height: 800, colorScheme: 'dark' });
+    try {
+      const section = page.locator('section.rules');
+      await section.locator('.rules-list > li').nth(2).waitFor();
+      await section.getByRole('button', { name: 'Edit rule 2' }).click();
+      await section.getByRole('radio', { name: 'Multi-variant split' }).check();
+      const overflow = await page.evaluate(() => {
+        const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+        return d.scrollWidth - d.clientWidth;
+      });
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, 'rules-narrow-dark');
       expect(problems).toEqual([]);
     } finally {
       await close();

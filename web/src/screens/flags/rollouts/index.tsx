@@ -55,6 +55,8 @@ export function RolloutsSection({ ns, flag, onChanged }: RolloutsSectionProps) {
   const editButton = (id: string) => `[data-sortable-id="${CSS.escape(id)}"] [data-action="edit"]`;
   const open = (id: string, from: string) => {
     returnFocus.current = { selector: from };
+    // Segments may have been added since the page opened (another tab, the CLI).
+    segments.reload();
     setEditing(id);
   };
   const editor = (existing: Rollout | undefined, position: number) => (
@@ -172,7 +174,7 @@ function BoolValue({ value }: { value: boolean }) {
   return <span class={value ? 'bool-value bool-true' : 'bool-value bool-false'}>{String(value)}</span>;
 }
 
-/** "30% of entities → true" or "If a OR b matches → false", with the description under it. */
+/** "Threshold 30% of entities / Serve true" or "If a OR b matches / Serve false", with the description under it. */
 function RolloutSummary({ ns, rollout, segments }: { ns: string; rollout: Rollout; segments?: Segment[] }) {
   const { threshold, segment } = rollout;
   const keys = segment ? segmentKeysOf(segment) : [];
@@ -184,19 +186,21 @@ function RolloutSummary({ ns, rollout, segments }: { ns: string; rollout: Rollou
           <span>
             <strong>{threshold.percentage}%</strong> of entities
           </span>
-          <span class="rule-keyword">Serve</span>
-          <BoolValue value={threshold.value} />
         </p>
       ) : segment ? (
         <p class="rule-line">
           <span class="rule-keyword">If</span>
           <SegmentList ns={ns} keys={keys} operator={segment.segmentOperator} segments={segments} />
           <span class="muted">{keys.length > 1 ? (segment.segmentOperator === 'AND_SEGMENT_OPERATOR' ? 'all match' : 'any matches') : 'matches'}</span>
-          <span class="rule-keyword">Serve</span>
-          <BoolValue value={segment.value} />
         </p>
       ) : (
         <p class="rule-line muted">Unknown rollout kind ({rollout.type})</p>
+      )}
+      {(threshold || segment) && (
+        <p class="rule-line">
+          <span class="rule-keyword">Serve</span>
+          <BoolValue value={(threshold ?? segment)!.value} />
+        </p>
       )}
       {rollout.description && <p class="rule-description muted">{rollout.description}</p>}
     </div>

@@ -54,6 +54,8 @@ export function RulesSection({ ns, flag, onChanged }: RulesSectionProps) {
 
   const open = (id: string, from: string) => {
     returnFocus.current = { selector: from };
+    // Segments may have been added since the page opened (another tab, the CLI).
+    segments.reload();
     setEditing(id);
   };
   const close = () => setEditing(null);
