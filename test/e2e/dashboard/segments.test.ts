@@ -367,4 +367,56 @@ describeBrowser('dashboard: segments', () => {
       await close();
     }
   });
+
+  it('edits date-times in UTC when the dashboard shows times in UTC (Settings → General)', async () => {
+    const key = unique('utc');
+    expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'UTC' }), 200);
+    const { page, problems, close } = await openDashboard(browser, server.url, '/settings/general', { timezoneId: 'America/New_York' });
+    try {
+      await page.getByRole('radio', { name: /UTC/ }).check();
+      await page.goto(`${server.url}/#/namespaces/default/segments/${key}`);
+      const dialog = await openConstraintDialog(page);
+      await dialog.getByLabel('Type', { exact: true }).selectOption('DATETIME_COMPARISON_TYPE');
+      await dialog.getByLabel('Property', { exact: true }).fill('renewal');
+      await dialog.getByLabel('Operator', { exact: true }).selectOption({ label: 'is before' });
+      await dialog.getByLabel('Value', { exact: true }).fill('2030-01-02T03:04:05');
+      await dialog.getByText('UTC; sent as 2030-01-02T03:04:05Z.').waitFor();
+      await dialog.getByRole('button', { name: 'Add constraint' }).click();
+      await page.getByText('Constraint on renewal added').waitFor();
+      const held = expectStatus(await server.api.get(`/api/v1/namespaces/default/segments/${key}`), 200);
+      expect(held.constraints).toMatchObject([{ property: 'renewal', operator: 'lt', value: '2030-01-02T03:04:05Z' }]);
+      // Shown in UTC too, and edited as it was entered.
+      await page.getByRole('table', { name: 'Constraints' }).getByText('UTC').waitFor();
+      await page.getByRole('button', { name: 'Edit constraint on renewal' }).click();
+      expect(await page.getByRole('dialog', { name: 'Edit constraint' }).getByLabel('Value', { exact: true }).inputValue()).toBe('2030-01-02T03:04:05');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows segments and constraints without any write control on a read-only instance', async () => {
+    const key = unique('read-only');
+    expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'Read only' }), 200);
+    expectStatus(await server.api.post(`/api/v1/namespaces/default/segments/${key}/constraints`, { type: 'BOOLEAN_COMPARISON_TYPE', property: 'beta', operator: 'true' }), 200);
+    const readOnly = await startTestServer({ PENNON_DB_URL: server.dbUrl, PENNON_STORAGE_READ_ONLY: 'true' });
+    const { page, problems, close } = await openDashboard(browser, readOnly.url, '/namespaces/default/segments');
+    try {
+      await page.getByTestId('read-only-banner').waitFor();
+      await page.getByRole('link', { name: key }).click();
+      await page.getByRole('table', { name: 'Constraints' }).getByText('is true').waitFor();
+      for (const name of ['Add constraint', 'Copy to namespace', 'Save', 'Edit constraint on beta', 'Delete constraint on beta', `Delete segment ${key}`]) {
+        expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+      }
+      expect(await page.getByLabel('Name', { exact: true }).getAttribute('readonly')).not.toBeNull();
+      expect(await page.getByLabel('Description', { exact: true }).getAttribute('readonly')).not.toBeNull();
+      await page.getByRole('link', { name: 'Segments', exact: true }).first().click();
+      await page.locator(`tr[data-key="${key}"]`).waitFor();
+      expect(await page.getByRole('link', { name: 'New segment' }).count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+      await readOnly.stop();
+    }
+  });
 });

@@ -4,7 +4,7 @@ import { formErrors } from '../../api/errors';
 import { useMutation } from '../../api/hooks';
 import { segments as api, type SegmentInput } from '../../api/segments';
 import type { MatchType, Segment } from '../../api/types';
-import { FormError, TextAreaField, TextField } from '../../components/field';
+import { Field, FormError, TextField } from '../../components/field';
 import { Page } from '../../components/page';
 import { useToast } from '../../components/toast';
 import { paths } from '../../routes/paths';
@@ -86,7 +86,9 @@ export function SegmentForm({ existing, onSaved }: { existing?: Segment; onSaved
         }}
       />
       <MatchTypeField value={matchType} onValue={setMatchType} error={errors.fields.matchType} disabled={readOnly} />
-      <TextAreaField label="Description" name="description" value={description} error={errors.fields.description} onValue={setDescription} />
+      <Field label="Description" name="description" error={errors.fields.description}>
+        {(a11y) => <textarea {...a11y} rows={3} readOnly={readOnly} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
+      </Field>
       {!readOnly && (
         <div class="form-actions">
           <button type="submit" class="button button-primary" disabled={save.busy}>

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef } from 'preact/hooks';
 import { Field } from '../../components/field';
 import type { ComparisonType } from '../../api/types';
-import { fromLocalInput, valueKind, type ValueState } from './value';
+import { editsInUtc, fromLocalInput, valueKind, type ValueState } from './value';
 
 /**
  * The value input a constraint's operator calls for: none ("is present"), a list editor ("is one
@@ -27,8 +27,9 @@ export function ValueInput({
   const single = (value: string) => onState({ ...state, single: value });
   if (kind === 'datetime') {
     const sent = state.single === '' ? null : fromLocalInput(state.single);
+    const zone = editsInUtc() ? 'UTC' : 'Your local time';
     return (
-      <Field label="Value" name="value" error={error} hint={sent ? `Your local time; sent as ${sent}.` : 'Your local time; sent in UTC (RFC 3339).'}>
+      <Field label="Value" name="value" error={error} hint={sent ? `${zone}; sent as ${sent}.` : `${zone}; sent in UTC (RFC 3339).`}>
         {(a11y) => <input {...a11y} type="datetime-local" step={1} value={state.single} onInput={(e) => single(e.currentTarget.value)} />}
       </Field>
     );
