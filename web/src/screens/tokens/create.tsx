@@ -3,6 +3,7 @@ import { formErrors } from '../../api/errors';
 import { useMutation } from '../../api/hooks';
 import { TOKEN_METADATA, tokens as api, type CreatedToken, type TokenInput } from '../../api/tokens';
 import { Field, FormError, TextAreaField, TextField } from '../../components/field';
+import { timeZoneChoice } from '../../lib/format';
 import { useNamespaces } from '../../session/namespaces';
 import { FormDialog } from '../segments/dialog';
 
@@ -36,10 +37,14 @@ export function CreateTokenDialog({ open, onCreated, onClose }: { open: boolean;
   );
 }
 
-/** `YYYY-MM-DD` from a date input → the end of that day in the reader's time zone, as RFC 3339. */
+/**
+ * `YYYY-MM-DD` from a date input → the end of that day, as RFC 3339, in the zone the dashboard
+ * shows times in (the reader's, or UTC: Settings → General).
+ */
 export function endOfDay(date: string): string {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!match) return date;
+  if (timeZoneChoice() === 'utc') return `${date}T23:59:59Z`;
   return new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]), 23, 59, 59).toISOString().replace(/\.000Z$/, 'Z');
 }
 
@@ -63,7 +68,7 @@ function TokenForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (
       <FormError message={errors.form} />
       <TextField label="Name" name="name" required value={name} error={errors.fields.name} hint="Who or what uses it (e.g. checkout-service)." input={{ autoComplete: 'off' }} onValue={setName} />
       <TextAreaField label="Description" name="description" rows={2} value={description} error={errors.fields.description} onValue={setDescription} />
-      <Field label="Expires on" name="expiresAt" error={errors.fields.expiresAt} hint="The token stops working at the end of this day (your time zone). Leave empty for a token that does not expire.">
+      <Field label="Expires on" name="expiresAt" error={errors.fields.expiresAt} hint={`The token stops working at the end of this day (${timeZoneChoice() === 'utc' ? 'UTC' : 'your time zone'}). Leave empty for a token that does not expire.`}>
         {(a11y) => <input {...a11y} type="date" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />}
       </Field>
       <Field
