@@ -246,7 +246,7 @@ describeBrowser('dashboard: console', () => {
       // What curl would send: the URL and the body read back from the command's words.
       const url = /-X POST (\S+)/.exec(curl!)![1];
       const sent = /-d '((?:[^']|'\\'')*)'$/.exec(curl!)![1].replace(/'\\''/g, "'");
-      const viaCurl = await (await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: sent })).json();
+      const viaCurl = await (await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: sent })).json() as { variantKey: string; segmentKeys: string[] };
       expect(viaCurl.variantKey).toBe(await page.getByTestId('result-value').textContent());
       expect(viaCurl.segmentKeys).toEqual([seeded.proSegment]);
 
