@@ -28,7 +28,14 @@ export interface Reorder<T> {
 }
 
 export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids: string[]) => Promise<unknown>, saved: () => void, noun: string): Reorder<T> {
-  const [pending, setPending] = useState<string[] | null>(null);
+  const [pending, setPendingState] = useState<string[] | null>(null);
+  // Effects may run late (Preact flushes a render's effects when the next render starts, after
+  // a new move): they read these refs, never their render's stale state.
+  const pendingRef = useRef<string[] | null>(null);
+  const setPending = (next: string[] | null) => {
+    pendingRef.current = next;
+    setPendingState(next);
+  };
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [announcement, setAnnouncement] = useState('');
@@ -55,7 +62,7 @@ export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids
     // At the top the "up" button is disabled (it cannot hold focus): the other one takes it.
     const button = item?.querySelector<HTMLButtonElement>(`[data-move="${want.dir}"]:not(:disabled)`) ?? item?.querySelector<HTMLButtonElement>('[data-move]:not(:disabled)');
     if (button && document.activeElement !== button) button.focus();
-    if (!busy && pending === null) focus.current = null;
+    if (!busyRef.current && pendingRef.current === null) focus.current = null;
   });
 
   const commit = async (next: string[]) => {
