@@ -217,7 +217,7 @@ describeBrowser('dashboard: rules and rollouts', () => {
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/${ns}/flags/${flag}`);
     try {
       const section = page.locator('section.rules');
-      await section.locator('.rules-list > li').first().getByText('single variant').waitFor();
+      await section.locator('.rules-list > li .rule-tag').getByText('single variant').waitFor();
       await section.getByRole('button', { name: 'Edit rule 1' }).click();
       const editor = section.getByRole('form', { name: 'Edit rule 1' });
       expect(await editor.getByRole('checkbox', { name: s1 }).isChecked()).toBe(true);
@@ -243,7 +243,7 @@ describeBrowser('dashboard: rules and rollouts', () => {
       await editor.getByRole('radio', { name: 'Single variant' }).check();
       await editor.getByLabel('Variant', { exact: true }).selectOption({ label: 'b' });
       await editor.getByRole('button', { name: 'Save rule' }).click();
-      await section.locator('.rules-list > li').first().getByText('single variant').waitFor();
+      await section.locator('.rules-list > li .rule-tag').getByText('single variant').waitFor();
       [rule] = await rulesOf(flag);
       expect(rule.distributions.map((d) => [d.variantId, d.rollout])).toEqual([[variants.b, 100]]);
 

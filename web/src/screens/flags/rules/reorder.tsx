@@ -32,8 +32,11 @@ export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids
   // Effects may run late (Preact flushes a render's effects when the next render starts, after
   // a new move): they read these refs, never their render's stale state.
   const pendingRef = useRef<string[] | null>(null);
+  /** Orders shown before the pending one: a reload that answers one of them is older than our save. */
+  const stale = useRef(new Set<string>());
   const setPending = (next: string[] | null) => {
     pendingRef.current = next;
+    if (next === null) stale.current.clear();
     setPendingState(next);
   };
   const [busy, setBusy] = useState(false);
@@ -50,9 +53,13 @@ export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids
   const items = pending ? pending.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])) : source;
   const ids = items.map(idOf);
 
-  // Fresh data from the server replaces the pending order (once the save is over).
+  // The server's order replaces the pending one once it shows our save (or someone else's
+  // change); an answer older than the save (a reload that crossed it) is not taken for either.
   useEffect(() => {
-    if (!busyRef.current) setPending(null);
+    const mine = pendingRef.current;
+    if (!mine) return;
+    const now = sourceIds.join();
+    if (now === mine.join() || !stale.current.has(now)) setPending(null);
   }, [source]);
 
   useEffect(() => {
@@ -68,6 +75,7 @@ export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids
   const commit = async (next: string[]) => {
     if (busyRef.current || next.join() === ids.join()) return;
     busyRef.current = true;
+    stale.current.add(ids.join()).add(sourceIds.join());
     setPending(next);
     setBusy(true);
     setError(null);
