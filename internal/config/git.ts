@@ -6,6 +6,18 @@ import type { Config, GitStorageConfig } from './schema';
  * in the message instead of surfacing as an empty environment later.
  */
 
+/** A remote URL without any user:password in it, for logs and listings. */
+export function remoteWithoutUserInfo(remote: string): string {
+  try {
+    const url = new URL(remote);
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return remote;
+  }
+}
+
 /** `storage` keys that are Flipt v1's settings, not Git storages. */
 const V1_STORAGE_KEYS = new Set(['type', 'read_only']);
 

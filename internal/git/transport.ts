@@ -79,13 +79,4 @@ export function authHeaders(credential: CredentialConfig | undefined): Record<st
 }
 
 /** The remote without any user:password in it, for logs. */
-export function safeRemote(remote: string): string {
-  try {
-    const url = new URL(remote);
-    url.username = '';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return remote;
-  }
-}
+export { remoteWithoutUserInfo as safeRemote } from '../config';

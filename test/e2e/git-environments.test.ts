@@ -1,11 +1,10 @@
-import { createPrivateKey } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeLicense } from '../../internal/license';
 import { CLI, freePort } from '../support/cli';
+import { everyoneGets, testLicence } from '../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../support/git-remote';
 import { buildDelivery, TEST_WEBHOOK_SECRET } from '../support/webhook-deliveries';
 
@@ -16,30 +15,8 @@ import { buildDelivery, TEST_WEBHOOK_SECRET } from '../support/webhook-deliverie
  * GitHub delivery moves the evaluation answer; polling is hourly, so only the webhook explains it.
  */
 
-const issuer = createPrivateKey(readFileSync(join(__dirname, '../fixtures/license/issuer-test.key')));
-const licence = encodeLicense(
-  { v: 1, id: 'lic-e2e', customer: 'E2E', features: ['webhook'], issued_at: '2026-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' },
-  issuer,
-);
-
-const features = (variant: string) => `version: "1.6"
-namespace: shop
-flags:
-  - key: colour
-    name: Colour
-    enabled: true
-    variants:
-      - key: ${variant}
-    rules:
-      - segment: everyone
-        distributions:
-          - variant: ${variant}
-            rollout: 100
-segments:
-  - key: everyone
-    name: Everyone
-    match_type: ALL_MATCH_TYPE
-`;
+const licence = testLicence();
+const features = (variant: string) => everyoneGets('shop', variant);
 
 describe('pennon serve with Git environments from a YAML file (the built executable)', () => {
   let remote: GitRemote;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { gitStoragesOf, type Config } from '../../config';
+import { gitStoragesOf, remoteWithoutUserInfo, type Config } from '../../config';
 import type { FlagSources } from '../sources';
 
 /** Flipt v2's SCM enum as protojson writes it. */
@@ -25,22 +25,11 @@ export function environmentRoutes(app: FastifyInstance, sources: FlagSources, co
         configuration: {
           ref: storage?.branch ?? 'main',
           ...(env.directory !== '' && { directory: env.directory }),
-          ...(storage?.remote && { remote: withoutUserInfo(storage.remote) }),
+          ...(storage?.remote && { remote: remoteWithoutUserInfo(storage.remote) }),
           ...(env.scm?.type && SCM[env.scm.type] && { scm: SCM[env.scm.type] }),
         },
       };
     }),
   };
   app.get('/api/v2/environments', { config: { surface: 'management', namespaceOf: () => null } }, async () => body);
-}
-
-function withoutUserInfo(remote: string): string {
-  try {
-    const url = new URL(remote);
-    url.username = '';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return remote;
-  }
 }

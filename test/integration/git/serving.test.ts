@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { everyoneGets } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { ApiClient, expectStatus, startTestServer, type TestServer } from '../../support/server';
 
@@ -56,24 +57,7 @@ segments:
     match_type: ALL_MATCH_TYPE
 `;
 
-const staging = `version: "1.6"
-namespace: shop
-flags:
-  - key: colour
-    name: Colour
-    enabled: true
-    variants:
-      - key: staging-red
-    rules:
-      - segment: everyone
-        distributions:
-          - variant: staging-red
-            rollout: 100
-segments:
-  - key: everyone
-    name: Everyone
-    match_type: ALL_MATCH_TYPE
-`;
+const staging = everyoneGets('shop', 'staging-red');
 
 const gitEnv = (url: string, extra: Record<string, string> = {}): Record<string, string> => ({
   PENNON_STORAGE_FLAGS_REMOTE: url,

@@ -1,11 +1,10 @@
-import { createPrivateKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateVariant } from '../../../internal/evaluation';
 import type { GitEnvironment, GitRepository } from '../../../internal/git';
-import { encodeLicense } from '../../../internal/license';
+import { everyoneGets, testLicence } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { startTestServer, type TestServer } from '../../support/server';
 import { buildDelivery, SCM_OF, TEST_WEBHOOK_SECRET, type BuiltDelivery, type DeliveryKind } from '../../support/webhook-deliveries';
@@ -15,29 +14,8 @@ import { buildDelivery, SCM_OF, TEST_WEBHOOK_SECRET, type BuiltDelivery, type De
  * with Git environments (polling every hour, so only the webhook moves them), signed deliveries.
  */
 
-const testIssuer = createPrivateKey(readFileSync(join(__dirname, '../../fixtures/license/issuer-test.key')));
-const licence = (features: string[] = ['webhook'], expires = '2099-01-01T00:00:00Z') =>
-  encodeLicense({ v: 1, id: 'lic-webhook-test', customer: 'Webhook Test', features, issued_at: '2026-01-01T00:00:00Z', expires_at: expires }, testIssuer);
-
-const flags = (variant: string) => `version: "1.6"
-namespace: production
-flags:
-  - key: colour
-    name: Colour
-    enabled: true
-    variants:
-      - key: ${variant}
-        name: ${variant}
-    rules:
-      - segment: everyone
-        distributions:
-          - variant: ${variant}
-            rollout: 100
-segments:
-  - key: everyone
-    name: Everyone
-    match_type: ALL_MATCH_TYPE
-`;
+const licence = testLicence;
+const flags = (variant: string) => everyoneGets('production', variant);
 
 /** Environments on one storage, one per provider (prod: GitHub, lab: GitLab, tea: Gitea, bb: Bitbucket, az: Azure); bare has no webhook. */
 const gitEnv = (url: string, extra: Record<string, string> = {}): Record<string, string> => ({
