@@ -352,7 +352,7 @@ describeBrowser('dashboard: rules and rollouts', () => {
 
       // The server refuses the next order (answered for it here): the old order comes back, with the message.
       await page.route('**/rules/order', (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 3, message: 'rule order refused for the test', details: [] }) }));
-      await page.keyboard.press('Enter');
+      await section.getByRole('button', { name: 'Move rule 3 up' }).click();
       await section.getByRole('alert').getByText('The new order was not saved: rule order refused for the test').waitFor();
       expect(await shownRules(page)).toEqual([segs[0], segs[2], segs[1]]);
       expect(await ranked(flag)).toEqual([

@@ -9,6 +9,7 @@ import { ApiError } from '../../../api/errors';
  * styles): `sortable-dragging` on the dragged item, `sortable-over-before|after` on the target.
  *
  *   const reorder = useReorder(rules, (r) => r.id, (ids) => api.order(ns, flag, ids), reload, 'Rule');
+ *   (`reload` runs after every save, refused or not: the list then shows the server's order.)
  *   <ol ref={reorder.listRef}>{reorder.items.map((r, i) => <li {...reorder.itemProps(r.id)}>…<MoveButtons …/></li>)}</ol>
  */
 export interface Reorder<T> {
@@ -49,6 +50,8 @@ export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids
   const focus = useRef<{ id: string; dir: 'up' | 'down' } | null>(null);
 
   const sourceIds = source.map(idOf);
+  const latestSource = useRef(sourceIds);
+  latestSource.current = sourceIds;
   const byId = new Map(source.map((item) => [idOf(item), item]));
   const items = pending ? pending.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])) : source;
   const ids = items.map(idOf);
@@ -74,6 +77,7 @@ export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids
 
   const commit = async (next: string[]) => {
     if (busyRef.current || next.join() === ids.join()) return;
+    const before = ids;
     busyRef.current = true;
     stale.current.add(ids.join()).add(sourceIds.join());
     setPending(next);
@@ -83,7 +87,10 @@ export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids
       await save(next);
       saved();
     } catch (err) {
-      setPending(null);
+      // Back to the order shown before the move (the server's, or an earlier move's not yet reloaded).
+      setPending(before.join() === latestSource.current.join() ? null : before);
+      // And what the server holds now (the refusal may come from a change made elsewhere).
+      saved();
       setError(`The new order was not saved: ${err instanceof ApiError || err instanceof Error ? err.message : String(err)}`);
       setAnnouncement('');
     } finally {
