@@ -28,7 +28,7 @@ export interface Reorder<T> {
   dragClass: (id: string) => string;
 }
 
-export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids: string[]) => Promise<unknown>, saved: () => void, noun: string): Reorder<T> {
+export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids: string[]) => Promise<unknown>, refresh: () => void, noun: string): Reorder<T> {
   const [pending, setPendingState] = useState<string[] | null>(null);
   // Effects may run late (Preact flushes a render's effects when the next render starts, after
   // a new move): they read these refs, never their render's stale state.
@@ -85,12 +85,12 @@ export function useReorder<T>(source: T[], idOf: (item: T) => string, save: (ids
     setError(null);
     try {
       await save(next);
-      saved();
+      refresh();
     } catch (err) {
       // Back to the order shown before the move (the server's, or an earlier move's not yet reloaded).
       setPending(before.join() === latestSource.current.join() ? null : before);
       // And what the server holds now (the refusal may come from a change made elsewhere).
-      saved();
+      refresh();
       setError(`The new order was not saved: ${err instanceof ApiError || err instanceof Error ? err.message : String(err)}`);
       setAnnouncement('');
     } finally {
