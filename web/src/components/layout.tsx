@@ -3,6 +3,7 @@ import { Link, useLocation } from 'wouter-preact';
 import type { NavEntry } from '../routes/types';
 import { useNamespaces } from '../session/namespaces';
 import { useSession } from '../session/session';
+import { CommandPalette } from './command-palette';
 import { NamespaceSwitcher } from './namespace-switcher';
 import { ThemeToggle } from './theme';
 
@@ -31,6 +32,7 @@ export function Layout({ nav, children }: { nav: NavEntry[]; children: Component
         </Link>
         <NamespaceSwitcher />
         <div class="topbar-end">
+          <CommandPalette />
           {session.meta && <span class="version">v{session.meta.version}</span>}
           <ThemeToggle />
           {session.hasToken && (

@@ -1,5 +1,6 @@
 import { consoleScreen } from '../screens/console';
 import { flagsScreen } from '../screens/flags';
+import { gettingStartedScreen } from '../screens/getting-started';
 import { namespacesScreen } from '../screens/namespaces';
 import { segmentsScreen } from '../screens/segments';
 import { settingsScreen } from '../screens/settings';
@@ -10,7 +11,7 @@ import type { Screen } from './types';
  * Every screen inside the layout, in navigation order. The login screen is outside the layout
  * (app.tsx). A new screen: a folder under screens/ whose index.ts exports a `Screen`, listed here.
  */
-export const screens: Screen[] = [flagsScreen, segmentsScreen, consoleScreen, settingsScreen, namespacesScreen, tokensScreen];
+export const screens: Screen[] = [flagsScreen, segmentsScreen, consoleScreen, gettingStartedScreen, settingsScreen, namespacesScreen, tokensScreen];
 
 export type { Screen, ScreenRoute, NavEntry } from './types';
 export { paths, useRouteParam, DEFAULT_NAMESPACE } from './paths';

@@ -20,6 +20,8 @@ export const paths = {
   segment: (ns: string, key: string) => `/namespaces/${seg(ns)}/segments/${seg(key)}`,
   /** With a flag: the console opens with it chosen (`…/console?flag=<key>`, "Evaluate in console"). */
   console: (ns: string, flagKey?: string) => `/namespaces/${seg(ns)}/console${flagKey ? `?flag=${seg(flagKey)}` : ''}`,
+  /** Onboarding (Flipt's onboarding/support pages): the steps, and how applications call Pennon. */
+  gettingStarted: (ns: string) => `/namespaces/${seg(ns)}/getting-started`,
   namespaces: '/settings/namespaces',
   newNamespace: '/settings/namespaces/new',
   namespace: (key: string) => `/settings/namespaces/${seg(key)}`,
