@@ -4,7 +4,8 @@ import { formErrors } from '../../api/errors';
 import { flags as api, type FlagInput } from '../../api/flags';
 import { useMutation } from '../../api/hooks';
 import type { FlagType } from '../../api/types';
-import { FormError, TextAreaField, TextField } from '../../components/field';
+import { FormError, TextAreaField } from '../../components/field';
+import { NameKeyFields, useKeyFromName } from '../../components/name-key-fields';
 import { Page } from '../../components/page';
 import { useToast } from '../../components/toast';
 import { paths } from '../../routes/paths';
@@ -12,7 +13,6 @@ import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
 import { EnabledSwitch, JsonField } from './fields';
 import { parseJsonObject, prettyObject } from './json';
-import { flagKeyFromName } from './key';
 
 /** The API's field names this form shows errors beside. */
 const FIELDS = ['key', 'name', 'description', 'type', 'metadata'] as const;
@@ -32,9 +32,7 @@ export function NewFlagScreen() {
   const [, navigate] = useLocation();
   const toast = useToast();
   const { readOnly } = useSession();
-  const [name, setName] = useState('');
-  const [key, setKey] = useState('');
-  const [keyTouched, setKeyTouched] = useState(false);
+  const nameKey = useKeyFromName();
   const [description, setDescription] = useState('');
   const [type, setType] = useState<FlagType>('VARIANT_FLAG_TYPE');
   const [enabled, setEnabled] = useState(false);
@@ -54,7 +52,7 @@ export function NewFlagScreen() {
     }
     setMetadataError(null);
     const hasMetadata = Object.keys(parsed.value).length > 0;
-    const created = await save.run({ key, name, description, enabled, type, metadata: hasMetadata ? parsed.value : undefined });
+    const created = await save.run({ key: nameKey.key, name: nameKey.name, description, enabled, type, metadata: hasMetadata ? parsed.value : undefined });
     if (!created) return;
     toast.success(`Flag ${created.key} created`);
     navigate(paths.flag(ns, created.key));
@@ -73,31 +71,7 @@ export function NewFlagScreen() {
           In namespace <strong class="mono">{ns}</strong>
         </p>
         <FormError message={errors.form} />
-        <TextField
-          label="Name"
-          name="name"
-          required
-          value={name}
-          error={errors.fields.name}
-          onValue={(value) => {
-            setName(value);
-            if (!keyTouched) setKey(flagKeyFromName(value));
-          }}
-        />
-        <TextField
-          label="Key"
-          name="key"
-          required
-          value={key}
-          error={errors.fields.key}
-          hint='What clients ask for. Letters, digits, "-", "_" and ","; it cannot change later.'
-          input={{ class: 'mono', autoComplete: 'off', spellcheck: false }}
-          onValue={(value) => {
-            setKey(value);
-            // Once the user types a key, the name no longer rewrites it (even if emptied).
-            setKeyTouched(true);
-          }}
-        />
+        <NameKeyFields nameKey={nameKey} errors={errors.fields} keyHint='What clients ask for. Letters, digits, "-", "_" and ","; it cannot change later.' />
         <TextAreaField label="Description" name="description" value={description} error={errors.fields.description} onValue={setDescription} />
         <fieldset class="flag-type">
           <legend>Type</legend>

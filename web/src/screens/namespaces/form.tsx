@@ -4,11 +4,11 @@ import { formErrors } from '../../api/errors';
 import { useMutation, useQuery } from '../../api/hooks';
 import { namespaces as api, type Namespace, type NamespaceInput } from '../../api/namespaces';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { FormError, TextAreaField, TextField } from '../../components/field';
+import { FormError, TextAreaField } from '../../components/field';
+import { NameKeyFields, useKeyFromName } from '../../components/name-key-fields';
 import { Page } from '../../components/page';
 import { LoadError, Loading } from '../../components/states';
 import { useToast } from '../../components/toast';
-import { keyFromName } from '../../lib/keys';
 import { paths, useRouteParam } from '../../routes/paths';
 import { useNamespaces } from '../../session/namespaces';
 import { useSession } from '../../session/session';
@@ -44,9 +44,7 @@ function NamespaceForm({ existing }: { existing?: Namespace }) {
   const toast = useToast();
   const { reload } = useNamespaces();
   const { readOnly } = useSession();
-  const [name, setName] = useState(existing?.name ?? '');
-  const [key, setKey] = useState(existing?.key ?? '');
-  const [keyTouched, setKeyTouched] = useState(existing !== undefined);
+  const nameKey = useKeyFromName(existing);
   const [description, setDescription] = useState(existing?.description ?? '');
   const [deleting, setDeleting] = useState(false);
 
@@ -55,7 +53,7 @@ function NamespaceForm({ existing }: { existing?: Namespace }) {
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const saved = await save.run({ key, name, description });
+    const saved = await save.run({ key: nameKey.key, name: nameKey.name, description });
     if (!saved) return;
     reload();
     toast.success(existing ? `Namespace ${saved.key} saved` : `Namespace ${saved.key} created`);
@@ -65,29 +63,11 @@ function NamespaceForm({ existing }: { existing?: Namespace }) {
   return (
     <form class="form" onSubmit={submit} noValidate>
       <FormError message={errors.form} />
-      <TextField
-        label="Name"
-        name="name"
-        required
-        value={name}
-        error={errors.fields.name}
-        onValue={(value) => {
-          setName(value);
-          if (!keyTouched) setKey(keyFromName(value));
-        }}
-      />
-      <TextField
-        label="Key"
-        name="key"
-        required
-        value={key}
-        error={errors.fields.key}
-        hint={existing ? 'A namespace key cannot change.' : 'Letters, digits, "-", "_" and ","; used in API paths.'}
-        input={{ readOnly: existing !== undefined, class: 'mono', autoComplete: 'off', spellcheck: false }}
-        onValue={(value) => {
-          setKey(value);
-          setKeyTouched(true);
-        }}
+      <NameKeyFields
+        nameKey={nameKey}
+        errors={errors.fields}
+        keyHint={existing ? 'A namespace key cannot change.' : 'Letters, digits, "-", "_" and ","; used in API paths.'}
+        keyFixed={existing !== undefined}
       />
       <TextAreaField label="Description" name="description" value={description} error={errors.fields.description} onValue={setDescription} />
       <div class="form-actions">

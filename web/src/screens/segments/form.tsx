@@ -4,13 +4,13 @@ import { formErrors } from '../../api/errors';
 import { useMutation } from '../../api/hooks';
 import { segments as api, type SegmentInput } from '../../api/segments';
 import type { MatchType, Segment } from '../../api/types';
-import { Field, FormError, TextField } from '../../components/field';
+import { Field, FormError } from '../../components/field';
+import { NameKeyFields, useKeyFromName } from '../../components/name-key-fields';
 import { Page } from '../../components/page';
 import { useToast } from '../../components/toast';
 import { paths } from '../../routes/paths';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
-import { segmentKeyFromName } from './key';
 
 /** The API's field names this form shows errors beside. */
 const FIELDS = ['key', 'name', 'description', 'matchType'] as const;
@@ -33,9 +33,7 @@ export function SegmentForm({ existing, onSaved }: { existing?: Segment; onSaved
   const { readOnly } = useSession();
   const toast = useToast();
   const [, navigate] = useLocation();
-  const [name, setName] = useState(existing?.name ?? '');
-  const [key, setKey] = useState(existing?.key ?? '');
-  const [keyTouched, setKeyTouched] = useState(existing !== undefined);
+  const nameKey = useKeyFromName(existing);
   const [description, setDescription] = useState(existing?.description ?? '');
   const [matchType, setMatchType] = useState<MatchType>(existing?.matchType ?? 'ALL_MATCH_TYPE');
 
@@ -46,7 +44,7 @@ export function SegmentForm({ existing, onSaved }: { existing?: Segment; onSaved
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const saved = await save.run({ key, name, description, matchType });
+    const saved = await save.run({ key: nameKey.key, name: nameKey.name, description, matchType });
     if (!saved) return;
     if (existing) {
       toast.success(`Segment ${saved.key} saved`);
@@ -60,30 +58,12 @@ export function SegmentForm({ existing, onSaved }: { existing?: Segment; onSaved
   return (
     <form class="form" onSubmit={submit} noValidate aria-label={existing ? 'Segment details' : 'New segment'}>
       <FormError message={errors.form} />
-      <TextField
-        label="Name"
-        name="name"
-        required
-        value={name}
-        error={errors.fields.name}
-        input={{ readOnly, autoComplete: 'off' }}
-        onValue={(value) => {
-          setName(value);
-          if (!keyTouched) setKey(segmentKeyFromName(value));
-        }}
-      />
-      <TextField
-        label="Key"
-        name="key"
-        required
-        value={key}
-        error={errors.fields.key}
-        hint={existing ? 'A segment key cannot change.' : 'Letters, digits, "-", "_" and ","; rules and rollouts refer to it.'}
-        input={{ readOnly: existing !== undefined || readOnly, class: 'mono', autoComplete: 'off', spellcheck: false }}
-        onValue={(value) => {
-          setKey(value);
-          setKeyTouched(true);
-        }}
+      <NameKeyFields
+        nameKey={nameKey}
+        errors={errors.fields}
+        keyHint={existing ? 'A segment key cannot change.' : 'Letters, digits, "-", "_" and ","; rules and rollouts refer to it.'}
+        keyFixed={existing !== undefined}
+        readOnly={readOnly}
       />
       <MatchTypeField value={matchType} onValue={setMatchType} error={errors.fields.matchType} disabled={readOnly} />
       <Field label="Description" name="description" error={errors.fields.description}>
