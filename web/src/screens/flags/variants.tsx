@@ -6,7 +6,7 @@ import { Empty } from '../../components/states';
 import { useToast } from '../../components/toast';
 import { useSession } from '../../session/session';
 import { DefaultVariant } from './default-variant';
-import { FormDialog } from './dialog';
+import { FormDialog } from '../../components/form-dialog';
 import { VariantForm } from './variant-form';
 
 /**
@@ -88,7 +88,7 @@ export function VariantsSection({ ns, flag, onChanged }: { ns: string; flag: Fla
       )}
       {flag.variants.length > 0 && <DefaultVariant ns={ns} flag={flag} onChanged={onChanged} />}
 
-      <FormDialog open={editing !== null} title={editing === 'new' ? 'Add variant' : `Edit variant ${editing?.key ?? ''}`} onClose={() => setEditing(null)}>
+      <FormDialog open={editing !== null} title={editing === 'new' ? 'Add variant' : `Edit variant ${editing?.key ?? ''}`} onClose={() => setEditing(null)} size="medium">
         <VariantForm
           ns={ns}
           flag={flag}

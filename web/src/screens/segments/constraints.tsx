@@ -5,7 +5,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Empty } from '../../components/states';
 import { useToast } from '../../components/toast';
 import { ConstraintForm } from './constraint-form';
-import { FormDialog } from './dialog';
+import { FormDialog } from '../../components/form-dialog';
 import { describeValue } from './value';
 
 /**
@@ -86,7 +86,7 @@ export function ConstraintsSection({ ns, segment, readOnly, reload }: { ns: stri
         </div>
       )}
 
-      <FormDialog open={editing !== null} title={editing === 'new' ? 'Add constraint' : 'Edit constraint'} onClose={() => setEditing(null)} wide>
+      <FormDialog open={editing !== null} title={editing === 'new' ? 'Add constraint' : 'Edit constraint'} onClose={() => setEditing(null)} size="wide">
         <ConstraintForm
           ns={ns}
           segmentKey={segment.key}

@@ -6,7 +6,7 @@ import type { Segment } from '../../api/types';
 import { Field } from '../../components/field';
 import { useToast } from '../../components/toast';
 import { useNamespaces } from '../../session/namespaces';
-import { FormDialog } from './dialog';
+import { FormDialog } from '../../components/form-dialog';
 
 /**
  * Copy to namespace: the segment, with its constraints, created under the same key in another

@@ -5,7 +5,7 @@ import { TOKEN_METADATA, tokens as api, type CreatedToken, type TokenInput } fro
 import { Field, FormError, TextAreaField, TextField } from '../../components/field';
 import { timeZoneChoice } from '../../lib/format';
 import { useNamespaces } from '../../session/namespaces';
-import { FormDialog } from '../segments/dialog';
+import { FormDialog } from '../../components/form-dialog';
 
 const FIELDS = ['name', 'description', 'expiresAt', 'namespaceKey'] as const;
 
