@@ -71,6 +71,7 @@ function FlagPage({ ns, flag, reload }: { ns: string; flag: Flag; reload: () => 
         <TypeBadge type={flag.type} />
         <EnabledBadge enabled={flag.enabled} />
         <span class="muted">Updated {formatDate(flag.updatedAt)}</span>
+        <Link href={paths.console(ns, flag.key)} class="push-end">Evaluate in console</Link>
       </div>
       <div class="flag-layout">
         <section class="flag-section" aria-labelledby="details-title">

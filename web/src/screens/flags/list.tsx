@@ -36,6 +36,7 @@ export function FlagsListScreen() {
     body = (
       <Empty title={`No flags in namespace ${ns} yet.`}>
         <p>A flag turns a feature on or off, or picks a variant, without a deploy.</p>
+        <p>New here? <Link href={paths.gettingStarted(ns)}>Getting started</Link> walks from a first flag to an evaluated answer.</p>
         {newFlag}
       </Empty>
     );
