@@ -1,11 +1,13 @@
 import { useMemo, useState } from 'preact/hooks';
 
 /**
- * Client-side sorting and paging for a management table (Flipt's lists sort and page in the
- * browser too: the API returns whole lists to the dashboard, api/pages.ts).
+ * Client-side search, sorting and paging for a management table (Flipt's lists do them in the
+ * browser too: the API returns whole lists to the dashboard, api/pages.ts). The table's markup is
+ * components/table.tsx.
  *
+ *   const shown = useMemo(() => matchingWords(all, search), [all, search]);
  *   const table = useTable(shown, { columns: { key: (s) => s.key, created: (s) => Date.parse(s.createdAt) }, initial: { by: 'key', dir: 'asc' } });
- *   <SortHeader label="Key" by="key" table={table} /> … {table.rows.map(…)} … <Pager table={table} noun="segments" />
+ *   <SearchBox label="Search segments" … /> <SortHeaders columns={[{ by: 'key', label: 'Key' }, …]} table={table} /> … {table.rows.map(…)} … <Pager table={table} noun="segments" />
  *
  * Call `table.setPage(0)` when the rows change for another reason (a new search).
  */
@@ -81,6 +83,17 @@ export function SortHeader<K extends string>({ label, by, table }: { label: stri
   );
 }
 
+/** A SortHeader for each column, in the order given. */
+export function SortHeaders<K extends string>({ columns, table }: { columns: { by: K; label: string }[]; table: Pick<Table<unknown, K>, 'sort' | 'toggle'> }) {
+  return (
+    <>
+      {columns.map((c) => (
+        <SortHeader key={c.by} label={c.label} by={c.by} table={table} />
+      ))}
+    </>
+  );
+}
+
 /** "21–40 of 45" with previous/next; nothing when everything fits on one page. */
 export function Pager({ table, noun }: { table: Pick<Table<unknown, string>, 'page' | 'pages' | 'total' | 'pageSize' | 'setPage'>; noun: string }) {
   if (table.pages <= 1) return null;
@@ -101,5 +114,24 @@ export function Pager({ table, noun }: { table: Pick<Table<unknown, string>, 'pa
         Next
       </button>
     </nav>
+  );
+}
+
+/** The rows whose key, name or description holds every word of `search` (any case, any order). */
+export function matchingWords<T extends { key: string; name: string; description: string }>(rows: T[], search: string): T[] {
+  const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return rows;
+  return rows.filter((row) => {
+    const text = `${row.key}\n${row.name}\n${row.description}`.toLowerCase();
+    return words.every((w) => text.includes(w));
+  });
+}
+
+/** The search field above a table (`label` names it for assistive technology). */
+export function SearchBox({ label, placeholder, value, onValue }: { label: string; placeholder: string; value: string; onValue: (value: string) => void }) {
+  return (
+    <div class="toolbar">
+      <input type="search" class="search" placeholder={placeholder} aria-label={label} value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+    </div>
   );
 }

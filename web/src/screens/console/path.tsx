@@ -1,4 +1,5 @@
 import { diagnose, type CompiledFlag, type CompiledRollout, type CompiledRule, type ConstraintTrace, type SegmentTrace, type StepTrace } from '../../../../internal/evaluation';
+import { Headers, Table } from '../../components/table';
 import type { Explanation } from './local';
 import { BucketBar, ThresholdBar } from './bucket';
 
@@ -113,24 +114,11 @@ function Segments({ segments }: { segments: SegmentTrace[] }) {
             </span>
           </p>
           {s.constraints.length > 0 && (
-            <div class="table-wrap">
-              <table class="table console-constraints">
-                <thead>
-                  <tr>
-                    <th scope="col">Property</th>
-                    <th scope="col">Operator</th>
-                    <th scope="col">Expected</th>
-                    <th scope="col">Actual</th>
-                    <th scope="col">Result</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {s.constraints.map((c) => (
-                    <ConstraintRow key={c.id} c={c} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table class="console-constraints" head={<Headers labels={['Property', 'Operator', 'Expected', 'Actual', 'Result']} />}>
+              {s.constraints.map((c) => (
+                <ConstraintRow key={c.id} c={c} />
+              ))}
+            </Table>
           )}
         </div>
       ))}

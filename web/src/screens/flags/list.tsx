@@ -4,24 +4,48 @@ import { flags as api } from '../../api/flags';
 import { useQuery } from '../../api/hooks';
 import type { Flag } from '../../api/types';
 import { Page } from '../../components/page';
-import { Pager, SortHeader, useTable } from '../../components/table-tools';
 import { Empty, LoadError, Loading } from '../../components/states';
+import { Table } from '../../components/table';
+import { matchingWords, Pager, SearchBox, SortHeaders, useTable } from '../../components/table-tools';
 import { formatDate } from '../../lib/format';
 import { paths } from '../../routes/paths';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
 import { EnabledBadge, TypeBadge } from './badges';
-import { FLAG_COLUMNS, filterFlags, HEADERS } from './table';
 
-/** Flipt's "Flags" table: search, sortable columns, pages of 20, each row linking to its flag. */
+const COLUMNS = {
+  key: (f: Flag) => f.key,
+  name: (f: Flag) => f.name,
+  description: (f: Flag) => f.description,
+  enabled: (f: Flag) => (f.enabled ? 1 : 0),
+  type: (f: Flag) => f.type,
+  created: (f: Flag) => Date.parse(f.createdAt) || 0,
+  updated: (f: Flag) => Date.parse(f.updatedAt) || 0,
+};
+
+const HEADERS: { by: keyof typeof COLUMNS; label: string }[] = [
+  { by: 'key', label: 'Key' },
+  { by: 'name', label: 'Name' },
+  { by: 'description', label: 'Description' },
+  { by: 'enabled', label: 'Evaluation' },
+  { by: 'type', label: 'Type' },
+  { by: 'created', label: 'Created' },
+  { by: 'updated', label: 'Updated' },
+];
+
+/**
+ * Flipt's "Flags" table: search (every word in the key, name or description), sortable columns,
+ * pages of 20 — in the browser, as Flipt's UI does: the list is loaded whole — each row linking
+ * to its flag.
+ */
 export function FlagsListScreen() {
   const ns = useCurrentNamespace();
   const { readOnly } = useSession();
   const query = useQuery(() => api.list(ns), [ns]);
   const [search, setSearch] = useState('');
   const all = query.data ?? [];
-  const shown = useMemo(() => filterFlags(all, search), [all, search]);
-  const table = useTable(shown, { columns: FLAG_COLUMNS, initial: { by: 'key', dir: 'asc' } });
+  const shown = useMemo(() => matchingWords(all, search), [all, search]);
+  const table = useTable(shown, { columns: COLUMNS, initial: { by: 'key', dir: 'asc' } });
 
   const newFlag = readOnly ? undefined : (
     <Link href={paths.newFlag(ns)} class="button button-primary">
@@ -43,39 +67,24 @@ export function FlagsListScreen() {
   else
     body = (
       <>
-        <div class="toolbar">
-          <input
-            type="search"
-            class="search"
-            placeholder="Search key, name, description"
-            aria-label="Search flags"
-            value={search}
-            onInput={(e) => {
-              setSearch(e.currentTarget.value);
-              table.setPage(0);
-            }}
-          />
-        </div>
+        <SearchBox
+          label="Search flags"
+          placeholder="Search key, name, description"
+          value={search}
+          onValue={(value) => {
+            setSearch(value);
+            table.setPage(0);
+          }}
+        />
         {shown.length === 0 ? (
           <Empty title="No flag matches this search." />
         ) : (
           <>
-            <div class="table-wrap">
-              <table class="table flags-table">
-                <thead>
-                  <tr>
-                    {HEADERS.map((h) => (
-                      <SortHeader key={h.by} label={h.label} by={h.by} table={table} />
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {table.rows.map((f) => (
-                    <FlagRow key={f.key} ns={ns} flag={f} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table class="flags-table" head={<SortHeaders columns={HEADERS} table={table} />}>
+              {table.rows.map((f) => (
+                <FlagRow key={f.key} ns={ns} flag={f} />
+              ))}
+            </Table>
             <Pager table={table} noun="flags" />
           </>
         )}

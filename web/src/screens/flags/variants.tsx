@@ -3,6 +3,7 @@ import { flags as api } from '../../api/flags';
 import type { Flag, Variant } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Empty } from '../../components/states';
+import { Headers, RowActions, Table } from '../../components/table';
 import { useToast } from '../../components/toast';
 import { useSession } from '../../session/session';
 import { DefaultVariant } from './default-variant';
@@ -37,54 +38,28 @@ export function VariantsSection({ ns, flag, onChanged }: { ns: string; flag: Fla
           <p>A variant is one answer this flag can give (a key, and optional JSON attached to it). Rules choose among them.</p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table class="table variants-table">
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Name</th>
-                <th scope="col">Description</th>
-                <th scope="col">Attachment</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {flag.variants.map((v) => (
-                <tr key={v.id} data-key={v.key}>
-                  <td class="mono">
-                    {v.key}
-                    {v.id === defaultId && <span class="flag-badge flag-badge-on variant-default">default</span>}
-                  </td>
-                  <td>{v.name}</td>
-                  <td class="muted">{v.description}</td>
-                  <td>
-                    {v.attachment ? (
-                      <code class="variant-attachment" title={v.attachment}>
-                        {v.attachment}
-                      </code>
-                    ) : (
-                      <span class="muted">—</span>
-                    )}
-                  </td>
-                  <td class="row-actions">
-                    {!readOnly && (
-                      <>
-                        <button type="button" class="button button-small" onClick={() => setEditing(v)} aria-label={`Edit variant ${v.key}`}>
-                          Edit
-                        </button>{' '}
-                        <button type="button" class="button button-small button-danger-quiet" onClick={() => setDoomed(v)} aria-label={`Delete variant ${v.key}`}>
-                          Delete
-                        </button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table class="variants-table" head={<Headers labels={['Key', 'Name', 'Description', 'Attachment']} actions />}>
+          {flag.variants.map((v) => (
+            <tr key={v.id} data-key={v.key}>
+              <td class="mono">
+                {v.key}
+                {v.id === defaultId && <span class="flag-badge flag-badge-on variant-default">default</span>}
+              </td>
+              <td>{v.name}</td>
+              <td class="muted">{v.description}</td>
+              <td>
+                {v.attachment ? (
+                  <code class="variant-attachment" title={v.attachment}>
+                    {v.attachment}
+                  </code>
+                ) : (
+                  <span class="muted">—</span>
+                )}
+              </td>
+              <RowActions name={`variant ${v.key}`} readOnly={readOnly} onEdit={() => setEditing(v)} onDelete={() => setDoomed(v)} />
+            </tr>
+          ))}
+        </Table>
       )}
       {flag.variants.length > 0 && <DefaultVariant ns={ns} flag={flag} onChanged={onChanged} />}
 

@@ -4,6 +4,8 @@ import { namespaces as api, type Namespace } from '../../api/namespaces';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Page } from '../../components/page';
 import { Empty, LoadError, Loading } from '../../components/states';
+import { Headers, RowActions, Table } from '../../components/table';
+import { SearchBox } from '../../components/table-tools';
 import { useToast } from '../../components/toast';
 import { formatDate } from '../../lib/format';
 import { paths } from '../../routes/paths';
@@ -36,50 +38,26 @@ export function NamespacesListScreen() {
         <LoadError error={error} retry={reload} />
       ) : (
         <>
-          <div class="toolbar">
-            <input type="search" class="search" placeholder="Search namespaces" aria-label="Search namespaces" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
-          </div>
+          <SearchBox label="Search namespaces" placeholder="Search namespaces" value={search} onValue={setSearch} />
           {shown.length === 0 ? (
             <Empty title={needle ? 'No namespace matches.' : 'No namespaces yet.'} />
           ) : (
-            <div class="table-wrap">
-              <table class="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Description</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {shown.map((n) => (
-                    <tr key={n.key} data-key={n.key}>
-                      <td>
-                        <Link href={paths.namespace(n.key)} class="mono">
-                          {n.key}
-                        </Link>
-                      </td>
-                      <td>{n.name}</td>
-                      <td class="muted">{n.description}</td>
-                      <td class="nowrap">{formatDate(n.createdAt)}</td>
-                      <td class="nowrap">{formatDate(n.updatedAt)}</td>
-                      <td class="row-actions">
-                        {!readOnly && !n.protected && (
-                          <button type="button" class="button button-small button-danger-quiet" onClick={() => setDoomed(n)} aria-label={`Delete namespace ${n.key}`}>
-                            Delete
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table head={<Headers labels={['Key', 'Name', 'Description', 'Created', 'Updated']} actions />}>
+              {shown.map((n) => (
+                <tr key={n.key} data-key={n.key}>
+                  <td>
+                    <Link href={paths.namespace(n.key)} class="mono">
+                      {n.key}
+                    </Link>
+                  </td>
+                  <td>{n.name}</td>
+                  <td class="muted">{n.description}</td>
+                  <td class="nowrap">{formatDate(n.createdAt)}</td>
+                  <td class="nowrap">{formatDate(n.updatedAt)}</td>
+                  <RowActions name={`namespace ${n.key}`} readOnly={readOnly || n.protected} onDelete={() => setDoomed(n)} />
+                </tr>
+              ))}
+            </Table>
           )}
         </>
       )}

@@ -3,6 +3,7 @@ import { comparisonTypeLabel, operatorLabel, segments as api } from '../../api/s
 import type { Constraint, Segment } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Empty } from '../../components/states';
+import { Headers, RowActions, Table } from '../../components/table';
 import { useToast } from '../../components/toast';
 import { ConstraintForm } from './constraint-form';
 import { FormDialog } from '../../components/form-dialog';
@@ -41,49 +42,22 @@ export function ConstraintsSection({ ns, segment, readOnly, reload }: { ns: stri
       {list.length === 0 ? (
         <Empty title="No constraints yet.">{!readOnly && <p>Add one to pick entities by their context: country equals "FR", age is greater than 18 …</p>}</Empty>
       ) : (
-        <div class="table-wrap">
-          <table class="table" aria-label="Constraints">
-            <thead>
-              <tr>
-                <th scope="col">Property</th>
-                <th scope="col">Type</th>
-                <th scope="col">Operator</th>
-                <th scope="col">Value</th>
-                <th scope="col">Description</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((c) => (
-                <tr key={c.id} data-id={c.id}>
-                  <td class="mono">{c.property}</td>
-                  <td>{comparisonTypeLabel(c.type)}</td>
-                  <td>
-                    {operatorLabel(c.type, c.operator)} <span class="muted mono segment-op-code">{c.operator}</span>
-                  </td>
-                  <td>
-                    <ConstraintValue constraint={c} />
-                  </td>
-                  <td class="muted">{c.description}</td>
-                  <td class="row-actions">
-                    {!readOnly && (
-                      <>
-                        <button type="button" class="button button-small" onClick={() => setEditing(c)} aria-label={`Edit constraint on ${c.property}`}>
-                          Edit
-                        </button>{' '}
-                        <button type="button" class="button button-small button-danger-quiet" onClick={() => setDoomed(c)} aria-label={`Delete constraint on ${c.property}`}>
-                          Delete
-                        </button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table label="Constraints" head={<Headers labels={['Property', 'Type', 'Operator', 'Value', 'Description']} actions />}>
+          {list.map((c) => (
+            <tr key={c.id} data-id={c.id}>
+              <td class="mono">{c.property}</td>
+              <td>{comparisonTypeLabel(c.type)}</td>
+              <td>
+                {operatorLabel(c.type, c.operator)} <span class="muted mono segment-op-code">{c.operator}</span>
+              </td>
+              <td>
+                <ConstraintValue constraint={c} />
+              </td>
+              <td class="muted">{c.description}</td>
+              <RowActions name={`constraint on ${c.property}`} readOnly={readOnly} onEdit={() => setEditing(c)} onDelete={() => setDoomed(c)} />
+            </tr>
+          ))}
+        </Table>
       )}
 
       <FormDialog open={editing !== null} title={editing === 'new' ? 'Add constraint' : 'Edit constraint'} onClose={() => setEditing(null)} size="wide">

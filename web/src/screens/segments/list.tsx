@@ -5,7 +5,8 @@ import { matchTypeLabel, segments as api } from '../../api/segments';
 import type { Segment } from '../../api/types';
 import { Page } from '../../components/page';
 import { Empty, LoadError, Loading } from '../../components/states';
-import { Pager, SortHeader, useTable } from '../../components/table-tools';
+import { Table } from '../../components/table';
+import { matchingWords, Pager, SearchBox, SortHeaders, useTable } from '../../components/table-tools';
 import { formatDate } from '../../lib/format';
 import { paths } from '../../routes/paths';
 import { useCurrentNamespace } from '../../session/namespaces';
@@ -20,15 +21,14 @@ const COLUMNS = {
   updated: (s: Segment) => Date.parse(s.updatedAt) || 0,
 };
 
-/** Segments whose key, name or description holds every word of the search (any case). */
-function matching(list: Segment[], search: string): Segment[] {
-  const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return list;
-  return list.filter((s) => {
-    const text = `${s.key}\n${s.name}\n${s.description}`.toLowerCase();
-    return words.every((w) => text.includes(w));
-  });
-}
+const HEADERS: { by: keyof typeof COLUMNS; label: string }[] = [
+  { by: 'key', label: 'Key' },
+  { by: 'name', label: 'Name' },
+  { by: 'matchType', label: 'Match type' },
+  { by: 'description', label: 'Description' },
+  { by: 'created', label: 'Created' },
+  { by: 'updated', label: 'Updated' },
+];
 
 /** The namespace's segments: search, sort by any column, pages of 20; each key opens the segment. */
 export function SegmentsListScreen() {
@@ -36,7 +36,7 @@ export function SegmentsListScreen() {
   const { readOnly } = useSession();
   const query = useQuery(() => api.list(ns), [ns]);
   const [search, setSearch] = useState('');
-  const shown = useMemo(() => matching(query.data ?? [], search), [query.data, search]);
+  const shown = useMemo(() => matchingWords(query.data ?? [], search), [query.data, search]);
   const table = useTable(shown, { columns: COLUMNS, initial: { by: 'key', dir: 'asc' } });
   const newSegment = readOnly ? null : (
     <Link href={paths.newSegment(ns)} class="button button-primary">
@@ -57,54 +57,36 @@ export function SegmentsListScreen() {
   else
     body = (
       <>
-        <div class="toolbar">
-          <input
-            type="search"
-            class="search"
-            placeholder="Search segments"
-            aria-label="Search segments"
-            value={search}
-            onInput={(e) => {
-              setSearch(e.currentTarget.value);
-              table.setPage(0);
-            }}
-          />
-        </div>
+        <SearchBox
+          label="Search segments"
+          placeholder="Search segments"
+          value={search}
+          onValue={(value) => {
+            setSearch(value);
+            table.setPage(0);
+          }}
+        />
         {shown.length === 0 ? (
           <Empty title="No segment matches." />
         ) : (
-          <div class="table-wrap">
-            <table class="table" aria-label={`Segments in ${ns}`}>
-              <thead>
-                <tr>
-                  <SortHeader label="Key" by="key" table={table} />
-                  <SortHeader label="Name" by="name" table={table} />
-                  <SortHeader label="Match type" by="matchType" table={table} />
-                  <SortHeader label="Description" by="description" table={table} />
-                  <SortHeader label="Created" by="created" table={table} />
-                  <SortHeader label="Updated" by="updated" table={table} />
-                </tr>
-              </thead>
-              <tbody>
-                {table.rows.map((s) => (
-                  <tr key={s.key} data-key={s.key}>
-                    <td>
-                      <Link href={paths.segment(ns, s.key)} class="mono">
-                        {s.key}
-                      </Link>
-                    </td>
-                    <td>{s.name}</td>
-                    <td>
-                      <span class="segment-match">{matchTypeLabel(s.matchType)}</span>
-                    </td>
-                    <td class="muted">{s.description}</td>
-                    <td class="nowrap">{formatDate(s.createdAt)}</td>
-                    <td class="nowrap">{formatDate(s.updatedAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label={`Segments in ${ns}`} head={<SortHeaders columns={HEADERS} table={table} />}>
+            {table.rows.map((s) => (
+              <tr key={s.key} data-key={s.key}>
+                <td>
+                  <Link href={paths.segment(ns, s.key)} class="mono">
+                    {s.key}
+                  </Link>
+                </td>
+                <td>{s.name}</td>
+                <td>
+                  <span class="segment-match">{matchTypeLabel(s.matchType)}</span>
+                </td>
+                <td class="muted">{s.description}</td>
+                <td class="nowrap">{formatDate(s.createdAt)}</td>
+                <td class="nowrap">{formatDate(s.updatedAt)}</td>
+              </tr>
+            ))}
+          </Table>
         )}
         <Pager table={table} noun="segments" />
       </>

@@ -5,6 +5,7 @@ import { TOKEN_METADATA, tokens as api } from '../../api/tokens';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Page } from '../../components/page';
 import { Empty, LoadError, Loading } from '../../components/states';
+import { Headers, RowActions, Table } from '../../components/table';
 import { useToast } from '../../components/toast';
 import { formatDate } from '../../lib/format';
 import { useSession } from '../../session/session';
@@ -77,51 +78,38 @@ export function TokensScreen() {
               Delete selected{picked.length > 0 ? ` (${picked.length})` : ''}
             </button>
           </div>
-          <div class="table-wrap">
-            <table class="table" aria-label="API tokens">
-              <thead>
-                <tr>
-                  <th scope="col" class="token-check">
-                    <input type="checkbox" aria-label="Select all tokens" checked={allPicked} onChange={() => setSelected(allPicked ? new Set() : new Set(list.map((a) => a.id)))} />
-                  </th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Namespace</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
+          <Table
+            label="API tokens"
+            head={
+              <>
+                <th scope="col" class="token-check">
+                  <input type="checkbox" aria-label="Select all tokens" checked={allPicked} onChange={() => setSelected(allPicked ? new Set() : new Set(list.map((a) => a.id)))} />
+                </th>
+                <Headers labels={['Name', 'Description', 'Namespace', 'Expires', 'Created']} actions />
+              </>
+            }
+          >
+            {list.map((a) => {
+              const name = nameOf(a);
+              const expired = a.expiresAt ? Date.parse(a.expiresAt) <= now : false;
+              return (
+                <tr key={a.id} data-id={a.id} class={selected.has(a.id) ? 'token-row-selected' : undefined}>
+                  <td class="token-check">
+                    <input type="checkbox" aria-label={`Select token ${name || a.id}`} checked={selected.has(a.id)} onChange={() => toggle(a.id)} />
+                  </td>
+                  <td>
+                    {name || <span class="muted mono">{a.id}</span>}
+                    {self.data === a.id && <span class="token-badge">this session</span>}
+                  </td>
+                  <td class="muted">{a.metadata[TOKEN_METADATA.description] ?? ''}</td>
+                  <td>{a.metadata[TOKEN_METADATA.namespace] ? <span class="mono">{a.metadata[TOKEN_METADATA.namespace]}</span> : <span class="muted">all</span>}</td>
+                  <td class="nowrap">{a.expiresAt ? <span class={expired ? 'token-expired' : undefined}>{(expired ? 'Expired ' : '') + formatDate(a.expiresAt)}</span> : <span class="muted">never</span>}</td>
+                  <td class="nowrap">{formatDate(a.createdAt)}</td>
+                  <RowActions name={`token ${name || a.id}`} onDelete={() => setDoomed([a])} />
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((a) => {
-                  const name = nameOf(a);
-                  const expired = a.expiresAt ? Date.parse(a.expiresAt) <= now : false;
-                  return (
-                    <tr key={a.id} data-id={a.id} class={selected.has(a.id) ? 'token-row-selected' : undefined}>
-                      <td class="token-check">
-                        <input type="checkbox" aria-label={`Select token ${name || a.id}`} checked={selected.has(a.id)} onChange={() => toggle(a.id)} />
-                      </td>
-                      <td>
-                        {name || <span class="muted mono">{a.id}</span>}
-                        {self.data === a.id && <span class="token-badge">this session</span>}
-                      </td>
-                      <td class="muted">{a.metadata[TOKEN_METADATA.description] ?? ''}</td>
-                      <td>{a.metadata[TOKEN_METADATA.namespace] ? <span class="mono">{a.metadata[TOKEN_METADATA.namespace]}</span> : <span class="muted">all</span>}</td>
-                      <td class="nowrap">{a.expiresAt ? <span class={expired ? 'token-expired' : undefined}>{(expired ? 'Expired ' : '') + formatDate(a.expiresAt)}</span> : <span class="muted">never</span>}</td>
-                      <td class="nowrap">{formatDate(a.createdAt)}</td>
-                      <td class="row-actions">
-                        <button type="button" class="button button-small button-danger-quiet" onClick={() => setDoomed([a])} aria-label={`Delete token ${name || a.id}`}>
-                          Delete
-                        </button>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+              );
+            })}
+          </Table>
         </>
       )}
 
