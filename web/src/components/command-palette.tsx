@@ -167,7 +167,7 @@ function PaletteBody({ onDone }: { onDone: () => void }) {
             onClick={() => run(r.command)}
           >
             <span class="palette-text">
-              <Marked class="palette-label" text={r.command.label} positions={r.inLabel} />
+              <Marked class={r.command.kind === 'Flag' || r.command.kind === 'Segment' ? 'palette-label mono' : 'palette-label'} text={r.command.label} positions={r.inLabel} />
               {r.command.detail && <Marked class="palette-detail" text={r.command.detail} positions={r.inDetail} />}
             </span>
             <span class="palette-kind">{r.command.kind}</span>
