@@ -6,7 +6,7 @@ import type { Flag } from '../../api/types';
 import { FormError, TextAreaField, TextField } from '../../components/field';
 import { useToast } from '../../components/toast';
 import { useSession } from '../../session/session';
-import { EnabledSwitch, JsonField } from './fields';
+import { EnabledSwitch, JsonField, useJsonField, VARIANT_ENABLED_HINT } from './fields';
 import { parseJsonObject, prettyObject } from './json';
 
 const FIELDS = ['name', 'description', 'metadata'] as const;
@@ -23,32 +23,23 @@ export function FlagDetailsForm({ ns, flag, onSaved }: { ns: string; flag: Flag;
   const [name, setName] = useState(flag.name);
   const [description, setDescription] = useState(flag.description);
   const [enabled, setEnabled] = useState(flag.enabled);
-  const [metadata, setMetadata] = useState(prettyObject(flag.metadata));
-  const [metadataError, setMetadataError] = useState<string | null>(null);
+  const metadata = useJsonField(prettyObject(flag.metadata), parseJsonObject, prettyObject);
   const save = useMutation((input: FlagUpdate) => api.update(ns, flag.key, input));
   const errors = formErrors(save.error, FIELDS);
   const boolean = flag.type === 'BOOLEAN_FLAG_TYPE';
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const parsed = parseJsonObject(metadata);
+    const parsed = metadata.check();
     if (!parsed.ok) {
-      setMetadataError(parsed.error);
       save.reset();
       return;
     }
-    setMetadataError(null);
     const saved = await save.run({ ...updateOf(flag), name, description, enabled, metadata: parsed.value });
     if (!saved) return;
-    setMetadata(prettyObject(saved.metadata));
+    metadata.setText(prettyObject(saved.metadata));
     toast.success(`Flag ${flag.key} saved`);
     onSaved();
-  };
-
-  const format = () => {
-    const parsed = parseJsonObject(metadata);
-    if (parsed.ok) setMetadata(prettyObject(parsed.value));
-    setMetadataError(parsed.ok ? null : parsed.error);
   };
 
   return (
@@ -71,23 +62,11 @@ export function FlagDetailsForm({ ns, flag, onSaved }: { ns: string; flag: Flag;
               .
             </>
           ) : (
-            'A disabled flag skips its rules and answers with its default variant, if it has one.'
+            VARIANT_ENABLED_HINT
           )
         }
       />
-      <JsonField
-        label="Metadata"
-        name="metadata"
-        value={metadata}
-        onValue={(text) => {
-          setMetadata(text);
-          setMetadataError(null);
-        }}
-        error={metadataError ?? errors.fields.metadata}
-        hint="Optional. A JSON object; empty clears it."
-        onFormat={format}
-        rows={4}
-      />
+      <JsonField label="Metadata" name="metadata" {...metadata.field} error={metadata.error ?? errors.fields.metadata} hint="Optional. A JSON object; empty clears it." rows={4} />
       {!readOnly && (
         <div class="form-actions">
           <button type="submit" class="button button-primary" disabled={save.busy}>

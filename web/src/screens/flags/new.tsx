@@ -11,7 +11,7 @@ import { useToast } from '../../components/toast';
 import { paths } from '../../routes/paths';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
-import { EnabledSwitch, JsonField } from './fields';
+import { EnabledSwitch, JsonField, useJsonField, VARIANT_ENABLED_HINT } from './fields';
 import { parseJsonObject, prettyObject } from './json';
 
 /** The API's field names this form shows errors beside. */
@@ -36,32 +36,23 @@ export function NewFlagScreen() {
   const [description, setDescription] = useState('');
   const [type, setType] = useState<FlagType>('VARIANT_FLAG_TYPE');
   const [enabled, setEnabled] = useState(false);
-  const [metadata, setMetadata] = useState('');
-  const [metadataError, setMetadataError] = useState<string | null>(null);
+  const metadata = useJsonField('', parseJsonObject, prettyObject);
 
   const save = useMutation((input: FlagInput) => api.create(ns, input));
   const errors = formErrors(save.error, FIELDS);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const parsed = parseJsonObject(metadata);
+    const parsed = metadata.check();
     if (!parsed.ok) {
-      setMetadataError(parsed.error);
       save.reset();
       return;
     }
-    setMetadataError(null);
     const hasMetadata = Object.keys(parsed.value).length > 0;
     const created = await save.run({ key: nameKey.key, name: nameKey.name, description, enabled, type, metadata: hasMetadata ? parsed.value : undefined });
     if (!created) return;
     toast.success(`Flag ${created.key} created`);
     navigate(paths.flag(ns, created.key));
-  };
-
-  const format = () => {
-    const parsed = parseJsonObject(metadata);
-    if (parsed.ok) setMetadata(prettyObject(parsed.value));
-    setMetadataError(parsed.ok ? null : parsed.error);
   };
 
   return (
@@ -92,22 +83,10 @@ export function NewFlagScreen() {
           hint={
             type === 'BOOLEAN_FLAG_TYPE'
               ? `Also the default value: when no rollout matches, the flag answers ${String(enabled)}.`
-              : 'A disabled flag skips its rules and answers with its default variant, if it has one.'
+              : VARIANT_ENABLED_HINT
           }
         />
-        <JsonField
-          label="Metadata"
-          name="metadata"
-          value={metadata}
-          onValue={(text) => {
-            setMetadata(text);
-            setMetadataError(null);
-          }}
-          error={metadataError ?? errors.fields.metadata}
-          hint='Optional. A JSON object, e.g. {"team": "payments"}.'
-          onFormat={format}
-          rows={4}
-        />
+        <JsonField label="Metadata" name="metadata" {...metadata.field} error={metadata.error ?? errors.fields.metadata} hint='Optional. A JSON object, e.g. {"team": "payments"}.' rows={4} />
         <div class="form-actions">
           <button type="submit" class="button button-primary" disabled={save.busy || readOnly}>
             {save.busy ? 'Creating…' : 'Create'}

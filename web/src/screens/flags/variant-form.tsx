@@ -4,7 +4,7 @@ import { flags as api, type VariantInput } from '../../api/flags';
 import { useMutation } from '../../api/hooks';
 import type { Flag, Variant } from '../../api/types';
 import { FormError, TextAreaField, TextField } from '../../components/field';
-import { JsonField } from './fields';
+import { JsonField, useJsonField } from './fields';
 import { parseJson, pretty } from './json';
 
 const FIELDS = ['key', 'name', 'description', 'attachment'] as const;
@@ -18,28 +18,20 @@ export function VariantForm({ ns, flag, variant, onSaved, onCancel }: { ns: stri
   const [key, setKey] = useState(variant?.key ?? '');
   const [name, setName] = useState(variant?.name ?? '');
   const [description, setDescription] = useState(variant?.description ?? '');
-  const [attachment, setAttachment] = useState(pretty(variant?.attachment ?? ''));
-  const [attachmentError, setAttachmentError] = useState<string | null>(null);
+  // "Format JSON" is offered only for non-blank text, which never parses to "none" (undefined).
+  const attachment = useJsonField(pretty(variant?.attachment ?? ''), parseJson, (value) => (value === undefined ? '' : JSON.stringify(value, null, 2)));
   const save = useMutation((input: VariantInput) => (variant ? api.updateVariant(ns, flag.key, variant.id, input) : api.createVariant(ns, flag.key, input)));
   const errors = variantErrors(save.error);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const parsed = parseJson(attachment);
+    const parsed = attachment.check();
     if (!parsed.ok) {
-      setAttachmentError(parsed.error);
       save.reset();
       return;
     }
-    setAttachmentError(null);
     const saved = await save.run({ key, name, description, attachment: parsed.value === undefined ? '' : JSON.stringify(parsed.value) });
     if (saved) onSaved(saved);
-  };
-
-  const format = () => {
-    const parsed = parseJson(attachment);
-    if (parsed.ok && parsed.value !== undefined) setAttachment(JSON.stringify(parsed.value, null, 2));
-    setAttachmentError(parsed.ok ? null : parsed.error);
   };
 
   return (
@@ -51,14 +43,9 @@ export function VariantForm({ ns, flag, variant, onSaved, onCancel }: { ns: stri
       <JsonField
         label="Attachment"
         name="attachment"
-        value={attachment}
-        onValue={(text) => {
-          setAttachment(text);
-          setAttachmentError(null);
-        }}
-        error={attachmentError ?? errors.fields.attachment}
+        {...attachment.field}
+        error={attachment.error ?? errors.fields.attachment}
         hint={'Optional JSON returned with the variant, e.g. {"color": "blue"}.'}
-        onFormat={format}
       />
       <div class="form-actions">
         <button type="submit" class="button button-primary" disabled={save.busy}>
