@@ -30,12 +30,21 @@ export function NamespaceSwitcher() {
           if (target !== location) navigate(target);
         }}
       >
-        {options.map((n) => (
-          <option key={n.key} value={n.key}>
-            {n.name === n.key ? n.key : `${n.name} (${n.key})`}
-          </option>
-        ))}
+        <NamespaceOptions list={options} />
       </select>
     </div>
+  );
+}
+
+/** A namespace picker's options: "Name (key)", or the key alone when the name is the key. */
+export function NamespaceOptions({ list }: { list: { key: string; name: string }[] }) {
+  return (
+    <>
+      {list.map((n) => (
+        <option key={n.key} value={n.key}>
+          {n.name === n.key ? n.key : `${n.name} (${n.key})`}
+        </option>
+      ))}
+    </>
   );
 }

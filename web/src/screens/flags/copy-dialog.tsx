@@ -3,6 +3,7 @@ import { ApiError } from '../../api/errors';
 import { flags as api } from '../../api/flags';
 import type { Flag } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
+import { NamespaceOptions } from '../../components/namespace-switcher';
 import { useToast } from '../../components/toast';
 import { useNamespaces } from '../../session/namespaces';
 
@@ -50,11 +51,7 @@ export function CopyFlagDialog({ open, ns, flag, onClose }: { open: boolean; ns:
         <div class="field">
           <label for={id}>Copy to namespace</label>
           <select id={id} value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
-            {others.map((n) => (
-              <option key={n.key} value={n.key}>
-                {n.name === n.key ? n.key : `${n.name} (${n.key})`}
-              </option>
-            ))}
+            <NamespaceOptions list={others} />
           </select>
         </div>
       )}

@@ -7,6 +7,7 @@ import { Field } from '../../components/field';
 import { useToast } from '../../components/toast';
 import { useNamespaces } from '../../session/namespaces';
 import { FormDialog } from '../../components/form-dialog';
+import { NamespaceOptions } from '../../components/namespace-switcher';
 
 /**
  * Copy to namespace: the segment, with its constraints, created under the same key in another
@@ -56,11 +57,7 @@ function CopyForm({ ns, segment, onClose }: { ns: string; segment: Segment; onCl
       <Field label="Target namespace" name="namespaceKey" error={targetError}>
         {(a11y) => (
           <select {...a11y} value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
-            {targets.map((n) => (
-              <option key={n.key} value={n.key}>
-                {n.name === n.key ? n.key : `${n.name} (${n.key})`}
-              </option>
-            ))}
+            <NamespaceOptions list={targets} />
           </select>
         )}
       </Field>

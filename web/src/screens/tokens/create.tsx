@@ -6,6 +6,7 @@ import { Field, FormError, TextAreaField, TextField } from '../../components/fie
 import { timeZoneChoice } from '../../lib/format';
 import { useNamespaces } from '../../session/namespaces';
 import { FormDialog } from '../../components/form-dialog';
+import { NamespaceOptions } from '../../components/namespace-switcher';
 
 const FIELDS = ['name', 'description', 'expiresAt', 'namespaceKey'] as const;
 
@@ -80,11 +81,7 @@ function TokenForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (
         {(a11y) => (
           <select {...a11y} value={namespaceKey} onChange={(e) => setNamespaceKey(e.currentTarget.value)}>
             <option value="">All namespaces</option>
-            {namespaces.map((n) => (
-              <option key={n.key} value={n.key}>
-                {n.name === n.key ? n.key : `${n.name} (${n.key})`}
-              </option>
-            ))}
+            <NamespaceOptions list={namespaces} />
           </select>
         )}
       </Field>
