@@ -1,16 +1,20 @@
-import type { Constraint, Flag, NamespaceData, Rollout, Rule, Segment, Variant } from '../core';
-import type { HttpApi } from './http';
+// core's modules, not its index (its clock imports node:crypto): the dashboard's console bundles
+// these conversions, and `tsc -p web` checks them without Node's types.
+import type { Constraint, Flag, NamespaceData, Rollout, Rule, Segment, Variant } from '../core/types';
 
 /**
  * Reading a flag and everything it depends on back from the management API into the domain
- * shape, so that a remote flag can be explained locally with the same evaluator.
+ * shape, so that a remote flag can be explained locally with the same evaluator: `pennon
+ * evaluate --address` (fetchFlagData), HttpStore, and the dashboard's console (its local.ts).
+ * A field protojson left out is its zero value.
  */
 
 type J = Record<string, any>;
 
-const micros = (t: unknown) => (typeof t === 'string' ? Date.parse(t) * 1000 : 0);
+const micros = (t: unknown) => (typeof t === 'string' ? Date.parse(t) * 1000 || 0 : 0);
 /** Flipt's one-or-many segment shape back to a list. */
-const keysOf = (o: J) => (o.segmentKeys?.length ? (o.segmentKeys as string[]) : o.segmentKey ? [o.segmentKey as string] : []);
+export const segmentKeysFromJson = (o: J): string[] => (o.segmentKeys?.length ? (o.segmentKeys as string[]) : o.segmentKey ? [o.segmentKey as string] : []);
+const keysOf = segmentKeysFromJson;
 
 function variant(v: J): Variant {
   return {
@@ -54,9 +58,9 @@ export function segmentFromJson(s: J): Segment {
         id: c.id,
         namespaceKey: c.namespaceKey,
         segmentKey: c.segmentKey,
-        type: c.type,
-        property: c.property,
-        operator: c.operator,
+        type: c.type ?? 'UNKNOWN_COMPARISON_TYPE',
+        property: c.property ?? '',
+        operator: c.operator ?? '',
         value: c.value ?? '',
         description: c.description ?? '',
         createdAt: micros(c.createdAt),
@@ -80,7 +84,7 @@ export function ruleFromJson(r: J): Rule {
       id: d.id,
       ruleId: d.ruleId,
       variantId: d.variantId,
-      rollout: d.rollout,
+      rollout: d.rollout ?? 0,
       createdAt: micros(d.createdAt),
       updatedAt: micros(d.updatedAt),
     })),
@@ -94,7 +98,7 @@ export function rolloutFromJson(r: J): Rollout {
     id: r.id,
     namespaceKey: r.namespaceKey,
     flagKey: r.flagKey,
-    type: r.type,
+    type: r.type ?? 'UNKNOWN_ROLLOUT_TYPE',
     rank: r.rank,
     description: r.description ?? '',
     threshold: r.threshold ? { percentage: r.threshold.percentage ?? 0, value: r.threshold.value === true } : null,
@@ -106,8 +110,8 @@ export function rolloutFromJson(r: J): Rollout {
   };
 }
 
-/** One flag of a remote namespace, with the segments it uses, as evaluation data. */
-export async function fetchFlagData(api: HttpApi, ns: string, flagKey: string): Promise<NamespaceData> {
+/** One flag of a remote namespace, with the segments it uses, as evaluation data (`api`: an HttpApi). */
+export async function fetchFlagData(api: { get<T>(path: string): Promise<T> }, ns: string, flagKey: string): Promise<NamespaceData> {
   const base = `/api/v1/namespaces/${encodeURIComponent(ns)}`;
   const flag = flagFromJson(await api.get<J>(`${base}/flags/${encodeURIComponent(flagKey)}`));
   const [rules, rollouts, segments] = await Promise.all([
