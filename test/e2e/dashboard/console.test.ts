@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { crc32, thresholdValue } from '../../../internal/evaluation';
-import { describeBrowser, launchBrowser, openDashboard, screenshot } from '../../support/browser';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
+import { logIn, sidewaysOverflow, startDashboard, stopDashboard, tokenAuth, unique } from '../../support/dashboard';
+import { expectStatus, type TestServer } from '../../support/server';
 
 /**
  * The evaluation console in Chromium against a real server: the page shows the server's answer
@@ -10,8 +11,6 @@ import { expectStatus, startTestServer, type TestServer } from '../../support/se
  * constraint failed on which value, the bucket), computed by the evaluator the server runs.
  */
 
-/** Keys of their own per attempt: a retried test runs against the same server. */
-const unique = (key: string) => `${key}-${Date.now().toString(36)}`;
 const P = '/api/v1/namespaces/default';
 const BOOTSTRAP = 'console-bootstrap-secret';
 
@@ -63,21 +62,10 @@ describeBrowser('dashboard: console', () => {
   let browser: Browser;
   let seeded: Seeded;
   beforeAll(async () => {
-    [server, secured, browser] = await Promise.all([
-      startTestServer(),
-      startTestServer({
-        PENNON_AUTHENTICATION_REQUIRED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-      }),
-      launchBrowser(),
-    ]);
+    ({ server, secured, browser } = await startDashboard({ server: {}, secured: tokenAuth(BOOTSTRAP) }));
     seeded = await seed(server);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await Promise.all([server?.stop(), secured?.stop()]);
-  });
+  afterAll(() => stopDashboard(browser, server, secured));
 
   it('evaluates in the console and explains the matched rule: rule #1 failed on the actual values, rule #2 matched, the bucket chose', async () => {
     const { page, problems, close } = await openDashboard(browser, server.url, '/namespaces/default/console');
@@ -318,11 +306,7 @@ describeBrowser('dashboard: console', () => {
       const expected = expectStatus(await server.api.post('/evaluate/v1/boolean', { namespaceKey: 'default', flagKey: seeded.booleanFlag, entityId: entity, context: {} }), 200);
       expect(await page.getByTestId('result-value').textContent()).toBe(String(expected.enabled));
       // Nothing wider than the window (tables scroll in their own boxes).
-      const overflow = await page.evaluate(() => {
-        const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
-        return d.scrollWidth - d.clientWidth;
-      });
-      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
       await screenshot(page, 'console-narrow');
       expect(problems).toEqual([]);
     } finally {
@@ -336,9 +320,7 @@ describeBrowser('dashboard: console', () => {
     expectStatus(await admin.post(`${P}/flags`, { key: flag, name: 'Secured', type: 'BOOLEAN_FLAG_TYPE', enabled: true }), 200);
     const { page, problems, close } = await openDashboard(browser, secured.url, `/namespaces/default/console?flag=${flag}`);
     try {
-      await page.waitForURL(/#\/login$/);
-      await page.getByLabel('Client token', { exact: true }).fill(BOOTSTRAP);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await logIn(page, BOOTSTRAP);
       await page.waitForURL(new RegExp(`#/namespaces/default/console\\?flag=${flag}$`));
       expect(await page.getByRole('combobox', { name: 'Flag' }).inputValue()).toBe(flag);
       await page.getByLabel('Entity ID', { exact: true }).fill('u1');

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeBrowser, launchBrowser, openDashboard, screenshot, settled } from '../../support/browser';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { describeBrowser, openDashboard, screenshot, settled } from '../../support/browser';
+import { createNamespace, rowKeys, sidewaysOverflow, startDashboard, stopDashboard } from '../../support/dashboard';
+import { expectStatus, type TestServer } from '../../support/server';
 
 /** Flags through the dashboard, in Chromium, against a real server: what the page shows and what the API then holds. */
 
@@ -11,13 +12,8 @@ const suffix = () => Date.now().toString(36);
 describeBrowser('dashboard: flags', () => {
   let server: TestServer;
   let browser: Browser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  beforeAll(async () => ({ server, browser } = await startDashboard()));
+  afterAll(() => stopDashboard(browser, server));
 
   const flagUrl = (ns: string, key: string) => `/api/v1/namespaces/${ns}/flags/${key}`;
 
@@ -128,7 +124,7 @@ describeBrowser('dashboard: flags', () => {
 
   it('searches, sorts (mouse and keyboard) and pages through 25 flags; an empty namespace offers "New flag"', async () => {
     const ns = `list-${suffix()}`;
-    expectStatus(await server.api.post('/api/v1/namespaces', { key: ns, name: 'Listing' }), 200);
+    await createNamespace(server.api, ns, 'Listing');
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/${ns}/flags`);
     try {
       await page.getByText(`No flags in namespace ${ns} yet.`).waitFor();
@@ -142,7 +138,7 @@ describeBrowser('dashboard: flags', () => {
       await page.reload();
       await settled(page);
 
-      const keys = () => page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { key: string } }).dataset.key));
+      const keys = () => rowKeys(page);
       expect(await keys()).toEqual(Array.from({ length: 20 }, (_, i) => `flag-${String(i).padStart(2, '0')}`));
       await page.getByText('1–20 of 25 flags').waitFor();
       await screenshot(page, 'flags-list');
@@ -183,11 +179,7 @@ describeBrowser('dashboard: flags', () => {
       await page.goBack();
       await page.setViewportSize({ width: 400, height: 800 });
       await page.getByRole('searchbox', { name: 'Search flags' }).waitFor();
-      const widths = await page.evaluate(() => {
-        const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
-        return { scroll: doc.scrollWidth, client: doc.clientWidth };
-      });
-      expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
       await screenshot(page, 'flags-list-narrow');
 
       const listed = expectStatus(await server.api.get(`/api/v1/namespaces/${ns}/flags?limit=100`), 200);
@@ -248,7 +240,7 @@ describeBrowser('dashboard: flags', () => {
     const id = suffix();
     const key = `copied-${id}`;
     const target = `target-${id}`;
-    expectStatus(await server.api.post('/api/v1/namespaces', { key: target, name: 'Target' }), 200);
+    await createNamespace(server.api, target, 'Target');
     expectStatus(await server.api.post('/api/v1/namespaces/default/flags', { key, name: 'Copied', enabled: true, metadata: { a: 1 } }), 200);
     const on = expectStatus(await server.api.post(`${flagUrl('default', key)}/variants`, { key: 'on', attachment: '{"x":1}' }), 200);
     expectStatus(await server.api.post(`${flagUrl('default', key)}/variants`, { key: 'off' }), 200);

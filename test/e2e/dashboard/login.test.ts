@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeBrowser, launchBrowser, openDashboard, screenshot, settled } from '../../support/browser';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { describeBrowser, openDashboard, screenshot, settled } from '../../support/browser';
+import { logIn, startDashboard, stopDashboard, tokenAuth } from '../../support/dashboard';
+import { expectStatus, type TestServer } from '../../support/server';
 
 /**
  * Logging in with a client token when the server requires authentication: a wrong token is
@@ -18,20 +19,8 @@ interface Storage {
 describeBrowser('dashboard: login', () => {
   let server: TestServer;
   let browser: Browser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([
-      startTestServer({
-        PENNON_AUTHENTICATION_REQUIRED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-      }),
-      launchBrowser(),
-    ]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  beforeAll(async () => ({ server, browser } = await startDashboard({ server: tokenAuth(BOOTSTRAP) })));
+  afterAll(() => stopDashboard(browser, server));
 
   const admin = () => server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
 
@@ -79,8 +68,7 @@ describeBrowser('dashboard: login', () => {
     const created = expectStatus(await admin().post('/auth/v1/method/token', { name: 'dashboard-e2e', description: 'deleted mid-session' }), 200);
     const { page, problems, close } = await openDashboard(browser, server.url, '/login');
     try {
-      await page.getByLabel('Client token', { exact: true }).fill(created.clientToken);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await logIn(page, created.clientToken);
       await page.getByRole('heading', { name: 'Flags', level: 1 }).waitFor();
 
       expectStatus(await admin().delete(`/auth/v1/tokens/${created.authentication.id}`), 200);
@@ -93,8 +81,7 @@ describeBrowser('dashboard: login', () => {
       const tokens = expectStatus(await admin().get('/auth/v1/tokens'), 200).authentications as { id: string }[];
       expect(tokens.map((t) => t.id)).not.toContain(created.authentication.id);
       // Logging in again goes back to where the 401 happened.
-      await page.getByLabel('Client token', { exact: true }).fill(BOOTSTRAP);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await logIn(page, BOOTSTRAP);
       await page.waitForURL(/#\/settings\/namespaces$/);
       expect(problems).toEqual([]);
     } finally {

@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { describeBrowser, launchBrowser, openDashboard, screenshot, settled } from '../../support/browser';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { describeBrowser, openDashboard, screenshot, settled } from '../../support/browser';
+import { createNamespace, optionValues, startDashboard, stopDashboard, unique } from '../../support/dashboard';
+import { expectStatus, type TestServer } from '../../support/server';
 
 /** Namespaces through the dashboard, in Chromium, against a real server: what the page shows and what the API then holds. */
 
-/** A key of its own per attempt: a retried test runs against the same server. */
-const unique = (key: string) => `${key}-${Date.now().toString(36)}`;
 describeBrowser('dashboard: namespaces', () => {
   let server: TestServer;
   let browser: Browser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  beforeAll(async () => ({ server, browser } = await startDashboard()));
+  afterAll(() => stopDashboard(browser, server));
 
   it('creates a namespace from the form (key proposed from the name); the API then holds it', async () => {
     const { page, problems, close } = await openDashboard(browser, server.url, '/settings/namespaces');
@@ -76,7 +70,7 @@ describeBrowser('dashboard: namespaces', () => {
 
   it('edits a namespace and deletes it through the confirm dialog', async () => {
     const key = unique('scratch');
-    expectStatus(await server.api.post('/api/v1/namespaces', { key, name: 'Scratch' }), 200);
+    await createNamespace(server.api, key, 'Scratch');
     const { page, problems, close } = await openDashboard(browser, server.url, `/settings/namespaces/${key}`);
     try {
       expect(await page.getByLabel('Key', { exact: true }).getAttribute('readonly')).not.toBeNull();
@@ -101,7 +95,7 @@ describeBrowser('dashboard: namespaces', () => {
 
   it('keeps the namespace of a deep link after a reload, and the switcher moves to the same section', async () => {
     const key = unique('deep');
-    expectStatus(await server.api.post('/api/v1/namespaces', { key, name: 'Deep' }), 200);
+    await createNamespace(server.api, key, 'Deep');
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/${key}/segments`);
     try {
       await page.reload();
@@ -114,7 +108,7 @@ describeBrowser('dashboard: namespaces', () => {
       expect(await page.getByRole('link', { name: 'Flags' }).getAttribute('href')).toBe('#/namespaces/default/flags');
       // The namespace list is the API's.
       const listed = expectStatus(await server.api.get('/api/v1/namespaces'), 200).namespaces.map((n: { key: string }) => n.key);
-      expect(await switcher.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual(listed);
+      expect(await optionValues(switcher)).toEqual(listed);
       expect(problems).toEqual([]);
     } finally {
       await close();

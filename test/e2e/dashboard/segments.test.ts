@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { describeBrowser, launchBrowser, openDashboard, screenshot } from '../../support/browser';
+import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
+import { createNamespace, createSegment, optionValues, rowKeys, sidewaysOverflow, startDashboard, stopDashboard, unique } from '../../support/dashboard';
 import { expectStatus, startTestServer, type TestServer } from '../../support/server';
 
 /**
@@ -10,9 +11,6 @@ import { expectStatus, startTestServer, type TestServer } from '../../support/se
  * journey checks what the API then holds.
  */
 
-/** A key of its own per attempt: a retried test runs against the same server. */
-const unique = (key: string) => `${key}-${Date.now().toString(36)}`;
-
 /** Flipt's operators per comparison type (reference flipt-api.md §3.3), in the picker's order. */
 const OPERATORS = {
   STRING_COMPARISON_TYPE: ['eq', 'neq', 'empty', 'notempty', 'prefix', 'suffix', 'isoneof', 'isnotoneof', 'contains', 'notcontains'],
@@ -21,8 +19,6 @@ const OPERATORS = {
   DATETIME_COMPARISON_TYPE: ['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'present', 'notpresent', 'isoneof', 'isnotoneof'],
   ENTITY_ID_COMPARISON_TYPE: ['eq', 'neq', 'isoneof', 'isnotoneof', 'contains', 'notcontains'],
 };
-
-const optionValues = (select: Locator) => select.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
 
 /** Opens "Add constraint" on a segment's page and returns the dialog. */
 async function openConstraintDialog(page: Page): Promise<Locator> {
@@ -35,17 +31,12 @@ async function openConstraintDialog(page: Page): Promise<Locator> {
 describeBrowser('dashboard: segments', () => {
   let server: TestServer;
   let browser: Browser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  beforeAll(async () => ({ server, browser } = await startDashboard()));
+  afterAll(() => stopDashboard(browser, server));
 
   it('creates a segment with two constraints (string equals, number greater than); the API holds them', async () => {
     const ns = unique('seg-new');
-    expectStatus(await server.api.post('/api/v1/namespaces', { key: ns, name: 'Segments journey' }), 200);
+    await createNamespace(server.api, ns, 'Segments journey');
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/${ns}/segments`);
     try {
       // An empty namespace: the empty state offers the way forward.
@@ -124,7 +115,7 @@ describeBrowser('dashboard: segments', () => {
 
   it('offers exactly the operators of the comparison type picked, and the value input the operator calls for', async () => {
     const key = unique('pickers');
-    expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'Pickers' }), 200);
+    await createSegment(server.api, 'default', { key, name: 'Pickers' });
     // New York in January is UTC-5: a local date-time is sent five hours later, in UTC.
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/default/segments/${key}`, { timezoneId: 'America/New_York' });
     try {
@@ -193,7 +184,7 @@ describeBrowser('dashboard: segments', () => {
 
   it('shows the server’s refusal of a constraint beside its value, and saves nothing', async () => {
     const key = unique('invalid');
-    expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'Invalid' }), 200);
+    await createSegment(server.api, 'default', { key, name: 'Invalid' });
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/default/segments/${key}`);
     try {
       const dialog = await openConstraintDialog(page);
@@ -229,8 +220,7 @@ describeBrowser('dashboard: segments', () => {
   it('deletes a segment: refused with the server’s message while a rule uses it, then deleted', async () => {
     const key = unique('doomed');
     const flag = unique('uses-segment');
-    expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'Doomed' }), 200);
-    expectStatus(await server.api.post(`/api/v1/namespaces/default/segments/${key}/constraints`, { type: 'STRING_COMPARISON_TYPE', property: 'p', operator: 'eq', value: 'v' }), 200);
+    await createSegment(server.api, 'default', { key, name: 'Doomed' }, [{ type: 'STRING_COMPARISON_TYPE', property: 'p', operator: 'eq', value: 'v' }]);
     expectStatus(await server.api.post('/api/v1/namespaces/default/flags', { key: flag, name: flag, type: 'VARIANT_FLAG_TYPE' }), 200);
     const rule = expectStatus(await server.api.post(`/api/v1/namespaces/default/flags/${flag}/rules`, { segmentKey: key, rank: 1 }), 200);
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/default/segments/${key}`);
@@ -257,9 +247,8 @@ describeBrowser('dashboard: segments', () => {
   it('copies a segment with its constraints to another namespace; a second copy is refused beside the picker', async () => {
     const key = unique('copied');
     const target = unique('copy-target');
-    expectStatus(await server.api.post('/api/v1/namespaces', { key: target, name: 'Copy target' }), 200);
-    expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'Copied', matchType: 'ANY_MATCH_TYPE' }), 200);
-    expectStatus(await server.api.post(`/api/v1/namespaces/default/segments/${key}/constraints`, { type: 'NUMBER_COMPARISON_TYPE', property: 'age', operator: 'lt', value: '30' }), 200);
+    await createNamespace(server.api, target, 'Copy target');
+    await createSegment(server.api, 'default', { key, name: 'Copied', matchType: 'ANY_MATCH_TYPE' }, [{ type: 'NUMBER_COMPARISON_TYPE', property: 'age', operator: 'lt', value: '30' }]);
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/default/segments/${key}`);
     try {
       for (const attempt of [1, 2]) {
@@ -287,22 +276,15 @@ describeBrowser('dashboard: segments', () => {
 
   it('lists segments with search, sorting and pages of 20', async () => {
     const ns = unique('seg-list');
-    expectStatus(await server.api.post('/api/v1/namespaces', { key: ns, name: 'Many segments' }), 200);
+    await createNamespace(server.api, ns, 'Many segments');
     for (let i = 1; i <= 23; i++) {
       const n = String(i).padStart(2, '0');
-      expectStatus(
-        await server.api.post(`/api/v1/namespaces/${ns}/segments`, {
-          key: `segment-${n}`,
-          name: i % 2 ? `Odd ${n}` : `Even ${n}`,
-          description: i === 7 ? 'The lucky one' : '',
-          matchType: i % 3 ? 'ALL_MATCH_TYPE' : 'ANY_MATCH_TYPE',
-        }),
-        200,
-      );
+      const matchType = i % 3 ? 'ALL_MATCH_TYPE' : 'ANY_MATCH_TYPE';
+      await createSegment(server.api, ns, { key: `segment-${n}`, name: i % 2 ? `Odd ${n}` : `Even ${n}`, description: i === 7 ? 'The lucky one' : '', matchType });
     }
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/${ns}/segments`);
     try {
-      const keys = () => page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { key: string } }).dataset.key));
+      const keys = () => rowKeys(page);
       await expect.poll(keys).toHaveLength(20);
       expect((await keys())[0]).toBe('segment-01');
       await page.getByText('1–20 of 23 segments').waitFor();
@@ -334,17 +316,12 @@ describeBrowser('dashboard: segments', () => {
 
   it('fits a narrow window in the dark theme, and works from the keyboard', async () => {
     const key = unique('narrow');
-    expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'Narrow' }), 200);
-    expectStatus(await server.api.post(`/api/v1/namespaces/default/segments/${key}/constraints`, { type: 'STRING_COMPARISON_TYPE', property: 'plan', operator: 'isoneof', value: '["free","pro"]' }), 200);
+    await createSegment(server.api, 'default', { key, name: 'Narrow' }, [{ type: 'STRING_COMPARISON_TYPE', property: 'plan', operator: 'isoneof', value: '["free","pro"]' }]);
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/default/segments/${key}`, { width: 420, height: 800, colorScheme: 'dark' });
     try {
       await page.locator('.segment-chip', { hasText: 'pro' }).waitFor();
       // The page itself never scrolls sideways (a wide table scrolls inside its box).
-      const overflow = await page.evaluate(() => {
-        const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
-        return root.scrollWidth - root.clientWidth;
-      });
-      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
       await screenshot(page, 'segment-detail-narrow-dark');
 
       // Keyboard only: open the editor, pick a type and an operator, type a value, save.
@@ -370,7 +347,7 @@ describeBrowser('dashboard: segments', () => {
 
   it('edits date-times in UTC when the dashboard shows times in UTC (Settings → General)', async () => {
     const key = unique('utc');
-    expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'UTC' }), 200);
+    await createSegment(server.api, 'default', { key, name: 'UTC' });
     const { page, problems, close } = await openDashboard(browser, server.url, '/settings/general', { timezoneId: 'America/New_York' });
     try {
       await page.getByRole('radio', { name: /UTC/ }).check();
@@ -397,8 +374,7 @@ describeBrowser('dashboard: segments', () => {
 
   it('shows segments and constraints without any write control on a read-only instance', async () => {
     const key = unique('read-only');
-    expectStatus(await server.api.post('/api/v1/namespaces/default/segments', { key, name: 'Read only' }), 200);
-    expectStatus(await server.api.post(`/api/v1/namespaces/default/segments/${key}/constraints`, { type: 'BOOLEAN_COMPARISON_TYPE', property: 'beta', operator: 'true' }), 200);
+    await createSegment(server.api, 'default', { key, name: 'Read only' }, [{ type: 'BOOLEAN_COMPARISON_TYPE', property: 'beta', operator: 'true' }]);
     const readOnly = await startTestServer({ PENNON_DB_URL: server.dbUrl, PENNON_STORAGE_READ_ONLY: 'true' });
     const { page, problems, close } = await openDashboard(browser, readOnly.url, '/namespaces/default/segments');
     try {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeBrowser, launchBrowser, openDashboard, screenshot, settled } from '../../support/browser';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { describeBrowser, openDashboard, screenshot, settled } from '../../support/browser';
+import { logIn, startDashboard, stopDashboard, tokenAuth } from '../../support/dashboard';
+import { expectStatus, type TestServer } from '../../support/server';
 
 /**
  * Settings → General in Chromium against a real server: the theme (kept across a reload, the
@@ -35,21 +36,8 @@ describeBrowser('dashboard: settings', () => {
   let server: TestServer;
   let secured: TestServer;
   let browser: Browser;
-  beforeAll(async () => {
-    [server, secured, browser] = await Promise.all([
-      startTestServer(),
-      startTestServer({
-        PENNON_AUTHENTICATION_REQUIRED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-      }),
-      launchBrowser(),
-    ]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await Promise.all([server?.stop(), secured?.stop()]);
-  });
+  beforeAll(async () => ({ server, secured, browser } = await startDashboard({ server: {}, secured: tokenAuth(BOOTSTRAP) })));
+  afterAll(() => stopDashboard(browser, server, secured));
 
   it('switches the theme from Settings → General and keeps it after a reload', async () => {
     const { page, problems, close } = await openDashboard(browser, server.url, '/');
@@ -130,9 +118,7 @@ describeBrowser('dashboard: settings', () => {
   it('logs out: the browser forgets its token and shows the login screen; the token stays valid', async () => {
     const { page, problems, close } = await openDashboard(browser, secured.url, '/settings/general');
     try {
-      await page.waitForURL(/#\/login$/);
-      await page.getByLabel('Client token', { exact: true }).fill(BOOTSTRAP);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await logIn(page, BOOTSTRAP);
       await page.waitForURL(/#\/settings\/general$/);
       const section = page.getByRole('region', { name: 'Session' });
       await section.getByText('You are logged in with a client token').waitFor();

@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { describeBrowser, launchBrowser, openDashboard, screenshot } from '../../support/browser';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
+import { sidewaysOverflow, startDashboard, stopDashboard } from '../../support/dashboard';
+import { expectStatus, type TestServer } from '../../support/server';
 
 /** The frame every screen shares: read-only banner, navigation, keyboard, themes, narrow windows, speed. */
 describeBrowser('dashboard: shell', () => {
   let server: TestServer;
   let readOnly: TestServer;
   let browser: Browser;
-  beforeAll(async () => {
-    [server, readOnly, browser] = await Promise.all([startTestServer(), startTestServer({ PENNON_STORAGE_READ_ONLY: 'true' }), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await Promise.all([server?.stop(), readOnly?.stop()]);
-  });
+  beforeAll(async () => ({ server, readOnly, browser } = await startDashboard({ server: {}, readOnly: { PENNON_STORAGE_READ_ONLY: 'true' } })));
+  afterAll(() => stopDashboard(browser, server, readOnly));
 
   it('shows the read-only banner and offers no writes when /meta/info says storage is read-only', async () => {
     expect(expectStatus(await readOnly.api.get('/meta/info'), 200).storage).toEqual({ type: 'database', readOnly: true });
@@ -82,11 +78,7 @@ describeBrowser('dashboard: shell', () => {
     const narrow = await openDashboard(browser, server.url, '/settings/namespaces', { width: 390, height: 800 });
     await narrow.page.getByRole('row', { name: /default/ }).waitFor();
     // Nothing wider than the window but the table, which scrolls in its own box.
-    const overflow = await narrow.page.evaluate(() => {
-      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
-      return d.scrollWidth - d.clientWidth;
-    });
-    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(narrow.page)).toBeLessThanOrEqual(0);
     await screenshot(narrow.page, 'narrow-namespaces');
     await narrow.close();
 

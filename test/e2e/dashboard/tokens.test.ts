@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeBrowser, launchBrowser, openDashboard, screenshot, settled } from '../../support/browser';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { describeBrowser, openDashboard, screenshot, settled } from '../../support/browser';
+import { logIn, startDashboard, stopDashboard, tokenAuth, unique } from '../../support/dashboard';
+import { expectStatus, type TestServer } from '../../support/server';
 
 /**
  * API tokens through the dashboard (Settings → API tokens), in Chromium, against a real server
@@ -10,7 +11,6 @@ import { expectStatus, startTestServer, type TestServer } from '../../support/se
  * the list; several are deleted at once; the server's refusals are shown beside their field.
  */
 const BOOTSTRAP = 'tokens-e2e-bootstrap-secret';
-const unique = (key: string) => `${key}-${Date.now().toString(36)}`;
 const NAME = 'io.flipt.auth.token.name';
 
 interface Auth {
@@ -22,20 +22,8 @@ interface Auth {
 describeBrowser('dashboard: API tokens', () => {
   let server: TestServer;
   let browser: Browser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([
-      startTestServer({
-        PENNON_AUTHENTICATION_REQUIRED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-      }),
-      launchBrowser(),
-    ]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  beforeAll(async () => ({ server, browser } = await startDashboard({ server: tokenAuth(BOOTSTRAP) })));
+  afterAll(() => stopDashboard(browser, server));
 
   const admin = () => server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
   const bearer = (token: string) => server.api.withHeaders({ authorization: `Bearer ${token}` });
@@ -44,9 +32,7 @@ describeBrowser('dashboard: API tokens', () => {
   /** The tokens screen, logged in with the bootstrap token. */
   async function openTokens(options: { width?: number; colorScheme?: 'light' | 'dark'; timezoneId?: string } = {}) {
     const opened = await openDashboard(browser, server.url, '/settings/tokens', options);
-    await opened.page.waitForURL(/#\/login$/);
-    await opened.page.getByLabel('Client token', { exact: true }).fill(BOOTSTRAP);
-    await opened.page.getByRole('button', { name: 'Log in' }).click();
+    await logIn(opened.page, BOOTSTRAP);
     await opened.page.waitForURL(/#\/settings\/tokens$/);
     await settled(opened.page);
     await opened.page.getByRole('table', { name: 'API tokens' }).waitFor();
