@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, freePort } from '../support/cli';
@@ -81,7 +81,15 @@ describe('the single executable, alone in an empty directory', () => {
       expect(existsSync(join(dirs.data, 'pennon', 'pennon.db'))).toBe(true);
       expect(filesUnder(dirs.home)).toEqual([]);
       expect(filesUnder(app)).toEqual(['pennon']);
-      expect(filesUnder(join(dirs.cache, 'pennon'))).toEqual([join('native', ADDON_DIR, 'better_sqlite3.node')]);
+      // The cache holds the SQLite driver and the dashboard's assets (one folder per build digest), nothing else.
+      const cached = filesUnder(join(dirs.cache, 'pennon'));
+      expect(cached.filter((f) => !f.startsWith(`web${sep}`))).toEqual([join('native', ADDON_DIR, 'better_sqlite3.node')]);
+      const web = cached.filter((f) => f.startsWith(`web${sep}`));
+      expect(new Set(web.map((f) => f.split(sep)[1])).size).toBe(1);
+      expect(web.map((f) => f.split(sep).slice(2).join('/'))).toEqual(expect.arrayContaining(['.complete', 'index.html']));
+      const page = await fetch(`http://127.0.0.1:${port}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<script');
       expect(readFileSync(join(dirs.cache, 'pennon', 'native', ADDON_DIR, 'better_sqlite3.node')).equals(ADDON)).toBe(true);
 
       const p = '/api/v1/namespaces/default';

@@ -7,14 +7,14 @@ import { describe } from 'vitest';
  * Debian's Chromium (`apt-get install -y chromium`), driven headless by playwright-core. We never
  * download a browser: playwright-core has no browser of its own and is only pointed at this one.
  * Without it the dashboard's browser tests are skipped with a notice — except in CI or with
- * PENNON_REQUIRE_BROWSER=1 (which .ci/run sets), where a missing browser fails the run.
+ * PENNON_TEST_REQUIRE_BROWSER=1 (which .ci/run sets), where a missing browser fails the run.
  */
 export const CHROMIUM = process.env.PENNON_CHROMIUM ?? '/usr/bin/chromium';
-const required = (process.env.CI ?? '') !== '' || process.env.PENNON_REQUIRE_BROWSER === '1';
+const required = (process.env.CI ?? '') !== '' || process.env.PENNON_TEST_REQUIRE_BROWSER === '1';
 export const hasBrowser = existsSync(CHROMIUM);
 
 if (!hasBrowser) {
-  if (required) throw new Error(`${CHROMIUM} not found, and CI / PENNON_REQUIRE_BROWSER=1 require the browser tests: apt-get install -y chromium`);
+  if (required) throw new Error(`${CHROMIUM} not found, and CI / PENNON_TEST_REQUIRE_BROWSER=1 require the browser tests: apt-get install -y chromium`);
   console.warn(`\u26a0 ${CHROMIUM} not found: dashboard browser tests skipped (apt-get install -y chromium)`);
 }
 
