@@ -14,6 +14,7 @@ import { useSession } from '../../session/session';
 import { EnabledBadge, TypeBadge } from './badges';
 import { CopyFlagDialog } from './copy-dialog';
 import { FlagDetailsForm } from './details-form';
+import { EvaluationsSection } from './analytics';
 import { RolloutsSection } from './rollouts';
 import { RulesSection } from './rules';
 import { VariantsSection } from './variants';
@@ -86,6 +87,7 @@ function FlagPage({ ns, flag, reload }: { ns: string; flag: Flag; reload: () => 
             <RulesSection ns={ns} flag={flag} onChanged={reload} />
           </>
         )}
+        <EvaluationsSection ns={ns} flag={flag} />
       </div>
 
       <CopyFlagDialog open={copying} ns={ns} flag={flag} onClose={() => setCopying(false)} />
