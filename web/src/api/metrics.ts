@@ -255,9 +255,12 @@ export class MetricsDisabled extends Error {
  * a dashboard behind a path prefix scrapes its own instance.
  */
 export async function fetchMetrics(signal?: AbortSignal): Promise<string> {
+  // Never from the HTTP cache (a proxy could add validators). `cache` is typed by the DOM's
+  // RequestInit only; the unit tests type-check this file with Node's.
+  const init: RequestInit & { cache?: 'no-store' } = { headers: { accept: 'text/plain' }, cache: 'no-store', signal };
   let res: Response;
   try {
-    res = await fetch('metrics', { headers: { accept: 'text/plain' }, cache: 'no-store', signal });
+    res = await fetch('metrics', init);
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 0, 'The server could not be reached. Is Pennon running?', []);

@@ -1,6 +1,6 @@
 import type { LatencyBucket } from '../../../api/metrics';
 import { formatCount, formatMs, percent } from './format';
-import { WINDOW_MS, type Point } from './use-evaluations';
+import type { Point } from './use-evaluations';
 
 /**
  * The section's pictures, drawn with classes only (the CSP refuses inline styles): bars are
@@ -52,7 +52,11 @@ export function intervals(points: readonly Point[]): { at: number; count: number
   return out;
 }
 
-/** Evaluations per sampling interval over the last WINDOW_MS, newest on the right. */
+/**
+ * Evaluations per sampling interval over the last WINDOW_MS, oldest on the left: one point per
+ * interval, evenly spaced (a Refresh makes an interval shorter than 5 s; the caption says how long
+ * the latest was), so the line fills the box from the second sample on.
+ */
 export function Sparkline({ points }: { points: readonly Point[] }) {
   const steps = intervals(points);
   if (steps.length === 0) {
@@ -64,28 +68,26 @@ export function Sparkline({ points }: { points: readonly Point[] }) {
       </figure>
     );
   }
-  const now = points[points.length - 1].at;
-  const start = now - WINDOW_MS;
   const peak = Math.max(1, ...steps.map((s) => s.count));
-  const x = (at: number) => ((Math.max(at, start) - start) / WINDOW_MS) * SPARK_W;
-  const y = (count: number) => SPARK_H - 2 - (count / peak) * (SPARK_H - 4);
-  // Each interval's count drawn at its end; the line starts where the first interval began.
-  const coords = [[x(points[0].at), y(steps[0].count)], ...steps.map((s) => [x(s.at), y(s.count)])];
+  const x = (i: number) => (steps.length === 1 ? SPARK_W / 2 : 2 + (i / (steps.length - 1)) * (SPARK_W - 4));
+  const y = (count: number) => SPARK_H - 3 - (count / peak) * (SPARK_H - 8);
+  const coords = steps.length === 1 ? [[0, y(steps[0].count)], [SPARK_W, y(steps[0].count)]] : steps.map((s, i) => [x(i), y(s.count)]);
   const line = coords.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ');
   const area = `${coords[0][0].toFixed(1)},${SPARK_H} ${line} ${coords[coords.length - 1][0].toFixed(1)},${SPARK_H}`;
   const last = steps[steps.length - 1];
-  const summary = `Evaluations per interval over the last ${Math.round(WINDOW_MS / 60_000)} minutes: latest ${last.count} in ${Math.round(last.ms / 1000)} s, peak ${peak}.`;
+  const seconds = Math.max(1, Math.round(last.ms / 1000));
+  const span = Math.max(1, Math.round((points[points.length - 1].at - points[0].at) / 1000));
+  const spanText = span < 120 ? `${span} s` : `${Math.round(span / 60)} min`;
+  const summary = `Evaluations per interval over the last ${spanText} (${steps.length} interval${steps.length === 1 ? '' : 's'}): latest ${last.count} in ${seconds} s, peak ${peak}.`;
   return (
     <figure class="analytics-spark">
       <figcaption>
         <span class="analytics-subtitle">Evaluations per interval</span>{' '}
         <span class="muted">
-          latest <strong data-stat="last-interval">+{formatCount(last.count)}</strong> in {Math.max(1, Math.round(last.ms / 1000))} s · peak {formatCount(peak)} · last{' '}
-          {Math.round(WINDOW_MS / 60_000)} min
+          latest <strong data-stat="last-interval">+{formatCount(last.count)}</strong> in {seconds} s · peak {formatCount(peak)} · over {spanText}
         </span>
       </figcaption>
       <svg class="analytics-spark-svg" viewBox={`0 0 ${SPARK_W} ${SPARK_H}`} preserveAspectRatio="none" role="img" aria-label={summary}>
-        <line class="analytics-spark-base" x1="0" y1={SPARK_H - 0.5} x2={SPARK_W} y2={SPARK_H - 0.5} vector-effect="non-scaling-stroke" />
         <polygon class="analytics-spark-area" points={area} />
         <polyline class="analytics-spark-line" points={line} vector-effect="non-scaling-stroke" />
       </svg>
@@ -125,7 +127,7 @@ export function LatencyHistogram({ buckets }: { buckets: readonly LatencyBucket[
   };
   return (
     <figure class="analytics-hist">
-      <figcaption class="analytics-subtitle">Latency (ms, upper bound of each bucket)</figcaption>
+      <figcaption class="analytics-subtitle">Latency (ms, by bucket)</figcaption>
       <svg class="analytics-hist-svg" viewBox={`0 0 ${width} ${HIST_H}`} role="img" aria-label={`Latency histogram: ${shown.map(describe).join('; ')}`}>
         {shown.map((b, i) => {
           const h = b.count === 0 ? 0 : Math.max(2, (b.count / peak) * barH);

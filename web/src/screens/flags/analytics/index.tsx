@@ -38,11 +38,13 @@ export function EvaluationsSection({ ns, flag }: { ns: string; flag: Flag }) {
           Refresh
         </button>
       </header>
-      <p class="analytics-note">
-        This instance's counts since it started{stats?.startedAt ? <> ({formatDate(new Date(stats.startedAt).toISOString())})</> : null}, read from its{' '}
-        <code>/metrics</code>. Flipt's Analytics tab reads a shared analytics store; with several Pennon instances behind a load balancer, each shows
-        its own.
-      </p>
+      {state.status !== 'disabled' && (
+        <p class="analytics-note">
+          This instance's counts since it started{stats?.startedAt ? <> ({formatDate(new Date(stats.startedAt).toISOString())})</> : null}, read from its{' '}
+          <code>/metrics</code>. Flipt's Analytics tab reads a shared analytics store; with several Pennon instances behind a load balancer, each shows
+          its own.
+        </p>
+      )}
       {state.status === 'ready' && state.error !== null && (
         <p class="form-error analytics-stale" role="alert">
           The last refresh failed ({state.error instanceof ApiError || state.error instanceof Error ? state.error.message : String(state.error)}); the counts
