@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { describeBrowser, launchBrowser, openDashboard, screenshot } from '../../support/browser';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
-import { focused, orderSaved, rulesKit, shownRollouts, unique } from './rules-support';
+import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
+import { stopDashboard } from '../../support/dashboard';
+import { expectStatus, type TestServer } from '../../support/server';
+import { focused, orderSaved, startRulesSuite, type rulesKit, shownRollouts, unique } from './rules-support';
 
 /**
  * Rollouts (boolean flags) on the flag page, in Chromium, against a real server: what the page
@@ -14,16 +15,8 @@ describeBrowser('dashboard: rollouts', () => {
   let browser: Browser;
   let ns: string;
   let kit: ReturnType<typeof rulesKit>;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-    ns = unique('rollouts');
-    expectStatus(await server.api.post('/api/v1/namespaces', { key: ns, name: 'Rules' }), 200);
-    kit = rulesKit(server, ns);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  beforeAll(async () => ({ server, browser, ns, kit } = await startRulesSuite('rollouts')));
+  afterAll(() => stopDashboard(browser, server));
 
   it('a boolean flag with a threshold rollout (and a segment rollout) created through the editor; the API holds them', async () => {
     const flag = unique('dark-mode');

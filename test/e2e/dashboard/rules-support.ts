@@ -1,4 +1,5 @@
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { startDashboard, stopDashboard } from '../../support/dashboard';
 import { expectStatus, type TestServer } from '../../support/server';
 
 /** Seeding and reading back rules and rollouts for the rules and rollouts browser tests. */
@@ -22,6 +23,24 @@ export interface Rollout {
   description: string;
   threshold?: { percentage: number; value: boolean };
   segment?: { segmentKey: string; segmentKeys: string[]; segmentOperator: string; value: boolean };
+}
+
+/**
+ * The rules and rollouts suites' start: Chromium and a server (startDashboard), a namespace of
+ * the suite's own (`prefix-…`: a retried file finds none of its earlier data) and a kit for it.
+ * Stopped with `stopDashboard(browser, server)`; if the namespace cannot be made, both are
+ * stopped here, since the suite never gets them to stop.
+ */
+export async function startRulesSuite(prefix: string): Promise<{ server: TestServer; browser: Browser; ns: string; kit: ReturnType<typeof rulesKit> }> {
+  const { server, browser } = await startDashboard();
+  try {
+    const ns = unique(prefix);
+    expectStatus(await server.api.post('/api/v1/namespaces', { key: ns, name: 'Rules' }), 200);
+    return { server, browser, ns, kit: rulesKit(server, ns) };
+  } catch (err) {
+    await stopDashboard(browser, server);
+    throw err;
+  }
 }
 
 /** Seeds through the API of `server`, in namespace `ns`, and reads back what it holds. */

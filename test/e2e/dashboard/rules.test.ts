@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { describeBrowser, launchBrowser, openDashboard, screenshot } from '../../support/browser';
+import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
+import { stopDashboard } from '../../support/dashboard';
 import { expectStatus, startTestServer, type TestServer } from '../../support/server';
-import { focused, orderSaved, rulesKit, shownRules, unique } from './rules-support';
+import { focused, orderSaved, startRulesSuite, type rulesKit, shownRules, unique } from './rules-support';
 
 /**
  * Rules (variant flags) on the flag page, in Chromium, against a real server: what the page
@@ -14,16 +15,8 @@ describeBrowser('dashboard: rules', () => {
   let browser: Browser;
   let ns: string;
   let kit: ReturnType<typeof rulesKit>;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-    ns = unique('rules');
-    expectStatus(await server.api.post('/api/v1/namespaces', { key: ns, name: 'Rules' }), 200);
-    kit = rulesKit(server, ns);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  beforeAll(async () => ({ server, browser, ns, kit } = await startRulesSuite('rules')));
+  afterAll(() => stopDashboard(browser, server));
 
   it('a rule with a 50/50 split: created through the editor (segment with two constraints), the API holds two distributions of 50', async () => {
     const flag = unique('checkout');

@@ -1,5 +1,4 @@
-import { http, path } from './http';
-import { allPages } from './pages';
+import { rankedResource } from './ranked';
 import type { Rollout, SegmentOperator } from './types';
 
 /**
@@ -18,14 +17,5 @@ function rolloutBody(input: RolloutInput) {
   return { description: input.description, segment };
 }
 
-const base = (ns: string, flag: string) => path`/api/v1/namespaces/${ns}/flags/${flag}/rollouts`;
-
-export const rollouts = {
-  /** In rank order. */
-  list: async (ns: string, flag: string) => (await allPages<Rollout, 'rules'>(base(ns, flag), 'rules')).sort((a, b) => a.rank - b.rank),
-  create: (ns: string, flag: string, input: RolloutInput & { rank: number }) => http.post<Rollout>(base(ns, flag), { ...rolloutBody(input), rank: input.rank }),
-  update: (ns: string, flag: string, id: string, input: RolloutInput) => http.put<Rollout>(base(ns, flag) + path`/${id}`, rolloutBody(input)),
-  delete: (ns: string, flag: string, id: string) => http.delete(base(ns, flag) + path`/${id}`),
-  /** Every rollout's id, in the new order. */
-  order: (ns: string, flag: string, rolloutIds: string[]) => http.put<Record<string, never>>(base(ns, flag) + '/order', { rolloutIds }),
-};
+/** list, create, update, delete, order (every rollout's id, in the new order). */
+export const rollouts = rankedResource<Rollout, RolloutInput>('rollouts', 'rolloutIds', rolloutBody);

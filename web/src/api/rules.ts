@@ -1,5 +1,5 @@
 import { http, path } from './http';
-import { allPages } from './pages';
+import { rankedResource } from './ranked';
 import type { Distribution, Rule, SegmentOperator } from './types';
 
 /**
@@ -19,17 +19,10 @@ function ruleBody(input: RuleInput) {
     : { segmentKeys: input.segmentKeys, segmentOperator: input.segmentOperator };
 }
 
-const base = (ns: string, flag: string) => path`/api/v1/namespaces/${ns}/flags/${flag}/rules`;
+const { base, ...ranked } = rankedResource<Rule, RuleInput>('rules', 'ruleIds', ruleBody);
 
 export const rules = {
-  /** In rank order. */
-  list: async (ns: string, flag: string) => (await allPages<Rule, 'rules'>(base(ns, flag), 'rules')).sort((a, b) => a.rank - b.rank),
-  create: (ns: string, flag: string, input: RuleInput & { rank: number }) => http.post<Rule>(base(ns, flag), { ...ruleBody(input), rank: input.rank }),
-  update: (ns: string, flag: string, id: string, input: RuleInput) => http.put<Rule>(base(ns, flag) + path`/${id}`, ruleBody(input)),
-  delete: (ns: string, flag: string, id: string) => http.delete(base(ns, flag) + path`/${id}`),
-  /** Every rule's id, in the new order: ranks become the positions (1..n). */
-  order: (ns: string, flag: string, ruleIds: string[]) => http.put<Record<string, never>>(base(ns, flag) + '/order', { ruleIds }),
-
+  ...ranked,
   createDistribution: (ns: string, flag: string, ruleId: string, input: { variantId: string; rollout: number }) =>
     http.post<Distribution>(base(ns, flag) + path`/${ruleId}/distributions`, input),
   updateDistribution: (ns: string, flag: string, ruleId: string, id: string, input: { variantId: string; rollout: number }) =>

@@ -5,6 +5,7 @@ import { useMutation } from '../../api/hooks';
 import type { Flag, Variant } from '../../api/types';
 import { FormError, TextAreaField, TextField } from '../../components/field';
 import { JsonField, useJsonField } from './fields';
+import { FormActions } from './form-actions';
 import { parseJson, pretty } from './json';
 
 const FIELDS = ['key', 'name', 'description', 'attachment'] as const;
@@ -47,14 +48,7 @@ export function VariantForm({ ns, flag, variant, onSaved, onCancel }: { ns: stri
         error={attachment.error ?? errors.fields.attachment}
         hint={'Optional JSON returned with the variant, e.g. {"color": "blue"}.'}
       />
-      <div class="form-actions">
-        <button type="submit" class="button button-primary" disabled={save.busy}>
-          {save.busy ? 'Saving…' : variant ? 'Save variant' : 'Add variant'}
-        </button>
-        <button type="button" class="button" onClick={onCancel} disabled={save.busy}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={save.busy} submitLabel={variant ? 'Save variant' : 'Add variant'} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,10 +1,12 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { formErrors } from '../../../api/errors';
 import { useMutation } from '../../../api/hooks';
 import { segmentKeysOf } from '../../../api/rules';
 import { rollouts as api, type RolloutInput } from '../../../api/rollouts';
 import type { Flag, Rollout, RolloutType, Segment, SegmentOperator } from '../../../api/types';
 import { Field, FormError, TextField } from '../../../components/field';
+import { FormActions } from '../form-actions';
+import { EditorForm } from '../ranked/editor-form';
 import { SegmentPicker } from '../rules/segment-picker';
 
 /**
@@ -29,7 +31,6 @@ const FIELDS = ['threshold.percentage', 'segmentKey', 'segmentKeys', 'segment.se
 
 export function RolloutEditor({ ns, flag, segments, segmentsError, retrySegments, existing, position, onSaved, onCancel }: RolloutEditorProps) {
   const titleId = useId();
-  const form = useRef<HTMLFormElement>(null);
   const [type, setType] = useState<RolloutType>(existing?.type ?? 'THRESHOLD_ROLLOUT_TYPE');
   const [percentage, setPercentage] = useState(existing?.threshold ? String(existing.threshold.percentage) : '50');
   const [segmentKeys, setSegmentKeys] = useState<string[]>(existing?.segment ? segmentKeysOf(existing.segment) : []);
@@ -43,10 +44,6 @@ export function RolloutEditor({ ns, flag, segments, segmentsError, retrySegments
   const percentageProblem = type === 'THRESHOLD_ROLLOUT_TYPE' && !Number.isFinite(typed) ? 'Enter a percentage (0 to 100).' : null;
   const noSegments = type === 'SEGMENT_ROLLOUT_TYPE' && segments !== undefined && segments.length === 0;
 
-  useEffect(() => {
-    form.current?.querySelector<HTMLElement>('input:not(:disabled), select, button')?.focus();
-  }, []);
-
   const submit = async (event: Event) => {
     event.preventDefault();
     if (percentageProblem || save.busy) return;
@@ -57,20 +54,7 @@ export function RolloutEditor({ ns, flag, segments, segmentsError, retrySegments
   };
 
   return (
-    <form
-      ref={form}
-      class="rule-editor"
-      aria-labelledby={titleId}
-      onSubmit={submit}
-      noValidate
-      onKeyDown={(e) => {
-        if (e.key === 'Escape' && !save.busy) {
-          e.stopPropagation();
-          onCancel();
-        }
-      }}
-    >
-      <h3 id={titleId}>{existing ? `Edit rollout ${position}` : 'New rollout'}</h3>
+    <EditorForm titleId={titleId} title={existing ? `Edit rollout ${position}` : 'New rollout'} busy={save.busy} onSubmit={submit} onCancel={onCancel} focusFirst="input:not(:disabled), select, button">
       <FormError message={errors.form} />
       <fieldset class="rule-fieldset">
         <legend>Kind</legend>
@@ -119,14 +103,7 @@ export function RolloutEditor({ ns, flag, segments, segmentsError, retrySegments
         )}
       </Field>
       <TextField label="Description" name="description" value={description} onValue={setDescription} error={errors.fields.description} />
-      <div class="form-actions">
-        <button type="submit" class="button button-primary" disabled={save.busy || percentageProblem !== null || noSegments}>
-          {save.busy ? 'Saving…' : existing ? 'Save rollout' : 'Create rollout'}
-        </button>
-        <button type="button" class="button" onClick={onCancel} disabled={save.busy}>
-          Cancel
-        </button>
-      </div>
-    </form>
+      <FormActions busy={save.busy} blocked={percentageProblem !== null || noSegments} submitLabel={existing ? 'Save rollout' : 'Create rollout'} onCancel={onCancel} />
+    </EditorForm>
   );
 }

@@ -1,9 +1,11 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { formErrors } from '../../../api/errors';
 import { useMutation } from '../../../api/hooks';
 import { segmentKeysOf } from '../../../api/rules';
 import type { Flag, Rule, Segment, SegmentOperator } from '../../../api/types';
 import { FormError } from '../../../components/field';
+import { FormActions } from '../form-actions';
+import { EditorForm } from '../ranked/editor-form';
 import { DistributionEditor, distributionProblem, draftFrom, wanted, type DistDraft } from './distributions';
 import { saveRule, StepFailure } from './save';
 import { SegmentPicker } from './segment-picker';
@@ -34,7 +36,6 @@ const DISTRIBUTION_FIELDS = ['rollout', 'variantId'] as const;
 
 export function RuleEditor({ ns, flag, segments, segmentsError, retrySegments, rules, ruleId, onSaved, onFailed, onCancel }: RuleEditorProps) {
   const titleId = useId();
-  const form = useRef<HTMLFormElement>(null);
   const [savedId, setSavedId] = useState(ruleId);
   const existing = savedId ? rules.find((r) => r.id === savedId) : undefined;
   const position = existing ? rules.indexOf(existing) + 1 : rules.length + 1;
@@ -67,11 +68,6 @@ export function RuleEditor({ ns, flag, segments, segmentsError, retrySegments, r
     formMessage = `The rule was saved, but not what it serves for ${named}${inline ? '' : `: ${failure.message}`}. The list shows what the server holds now; save again to finish.`;
   }
 
-  useEffect(() => {
-    // Opening the editor takes the keyboard to its first control.
-    form.current?.querySelector<HTMLElement>('input, select, button')?.focus();
-  }, []);
-
   const submit = async (event: Event) => {
     event.preventDefault();
     if (problem || save.busy) return;
@@ -83,20 +79,7 @@ export function RuleEditor({ ns, flag, segments, segmentsError, retrySegments, r
   const noSegments = segments !== undefined && segments.length === 0;
 
   return (
-    <form
-      ref={form}
-      class="rule-editor"
-      aria-labelledby={titleId}
-      onSubmit={submit}
-      noValidate
-      onKeyDown={(e) => {
-        if (e.key === 'Escape' && !save.busy) {
-          e.stopPropagation();
-          onCancel();
-        }
-      }}
-    >
-      <h3 id={titleId}>{existing ? `Edit rule ${position}` : 'New rule'}</h3>
+    <EditorForm titleId={titleId} title={existing ? `Edit rule ${position}` : 'New rule'} busy={save.busy} onSubmit={submit} onCancel={onCancel} focusFirst="input, select, button">
       <FormError message={gone && !failure ? 'This rule no longer exists (it was deleted elsewhere).' : formMessage} />
       <SegmentPicker
         ns={ns}
@@ -111,14 +94,7 @@ export function RuleEditor({ ns, flag, segments, segmentsError, retrySegments, r
         operatorError={ruleErrors.fields.segmentOperator}
       />
       <DistributionEditor variants={flag.variants} draft={dist} onDraft={setDist} allowNone={allowNone} errors={perVariant} />
-      <div class="form-actions">
-        <button type="submit" class="button button-primary" disabled={save.busy || problem !== null || noSegments || gone}>
-          {save.busy ? 'Saving…' : existing ? 'Save rule' : 'Create rule'}
-        </button>
-        <button type="button" class="button" onClick={onCancel} disabled={save.busy}>
-          {failure ? 'Close' : 'Cancel'}
-        </button>
-      </div>
-    </form>
+      <FormActions busy={save.busy} blocked={problem !== null || noSegments || gone} submitLabel={existing ? 'Save rule' : 'Create rule'} onCancel={onCancel} cancelLabel={failure ? 'Close' : 'Cancel'} />
+    </EditorForm>
   );
 }
