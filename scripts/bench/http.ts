@@ -1,11 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { systemClock } from '../../internal/core';
-import { openDatabase, prepareSchema, storeFor } from '../../internal/storage';
-import { matchingContext, seedBenchNamespace, type SeedShape } from './seed';
+import { HTTP_SHAPE, matchingContext, seededDatabase } from './seed';
 
 /**
  * HTTP evaluation throughput: Pennon's POST /evaluate/v1/variant against a bare Fastify JSON
@@ -27,8 +24,6 @@ function cpuMicros(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
-
-const SHAPE: SeedShape = { namespace: 'default', flags: 1000, rulesPerFlag: 10, constraintsPerSegment: 3, segments: 100 };
 
 function startProcess(command: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolveStart, reject) => {
@@ -60,12 +55,7 @@ async function load(label: string, server: { url: string; child: ChildProcess },
 }
 
 export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; ratio: number; p99Ratio: number; metricsCost: number; metricsCpuCost: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-'));
-  const dbUrl = `file:${join(dir, 'bench.db')}`;
-  const conn = openDatabase(dbUrl);
-  await prepareSchema(conn);
-  await seedBenchNamespace(storeFor(conn, systemClock()), SHAPE);
-  await conn.close();
+  const { dir, dbUrl } = await seededDatabase(HTTP_SHAPE);
 
   const cli = resolve(__dirname, '../pennon'); // the single executable
   const children: ChildProcess[] = [];
@@ -85,7 +75,7 @@ export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; 
     // The same server without metrics: what recording them costs the hot path.
     const unmetered = await startProcess(cli, ['serve'], { ...serverEnv, PENNON_METRICS_ENABLED: 'false' });
     children.push(unmetered.child);
-    const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1234', context: matchingContext(SHAPE) });
+    const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1234', context: matchingContext(HTTP_SHAPE) });
     // Alternate the two, three rounds each, and keep the median round: the machine is noisy.
     const rounds: { baseline: HttpResult; evaluation: HttpResult; noMetrics: HttpResult }[] = [];
     for (let i = 0; i < 3; i++) {

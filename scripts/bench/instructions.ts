@@ -1,11 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { systemClock } from '../../internal/core';
-import { openDatabase, prepareSchema, storeFor } from '../../internal/storage';
-import { matchingContext, seedBenchNamespace, type SeedShape } from './seed';
+import { HTTP_SHAPE, matchingContext, seededDatabase } from './seed';
 
 /**
  * What recording metrics costs an evaluation request, in CPU instructions: the server runs
@@ -15,7 +12,6 @@ import { matchingContext, seedBenchNamespace, type SeedShape } from './seed';
  * start-up cancels out. Metrics on and off, each twice, alternating. Needs `valgrind`.
  */
 
-const SHAPE: SeedShape = { namespace: 'default', flags: 1000, rulesPerFlag: 10, constraintsPerSegment: 3, segments: 100 };
 const SHORT = 5_000;
 const LONG = 25_000;
 
@@ -55,15 +51,10 @@ async function instructions(bundle: string, dbUrl: string, metrics: boolean, req
 }
 
 export async function instructionBench(): Promise<{ on: number[]; off: number[]; cost: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-instr-'));
-  const dbUrl = `file:${join(dir, 'bench.db')}`;
-  const conn = openDatabase(dbUrl);
-  await prepareSchema(conn);
-  await seedBenchNamespace(storeFor(conn, systemClock()), SHAPE);
-  await conn.close();
+  const { dir, dbUrl } = await seededDatabase(HTTP_SHAPE, 'pennon-bench-instr-');
   const bundle = resolve(__dirname, '../pennon.cjs');
   readFileSync(bundle); // fail early without a build
-  const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1234', context: matchingContext(SHAPE) });
+  const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1234', context: matchingContext(HTTP_SHAPE) });
   const perRequest = { on: [] as number[], off: [] as number[] };
   try {
     for (let round = 0; round < 2; round++) {

@@ -1,4 +1,8 @@
-import type { Store } from '../../internal/storage';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock } from '../../internal/core';
+import { openDatabase, prepareSchema, storeFor, type Store } from '../../internal/storage';
 
 /**
  * A benchmark namespace: `flags` variant flags, each with `rulesPerFlag` rules on segments of
@@ -61,4 +65,21 @@ export async function seedBenchNamespace(store: Store, shape: SeedShape): Promis
 export function matchingContext(shape: SeedShape, flag = 0): Record<string, string> {
   const segment = (flag * shape.rulesPerFlag + shape.rulesPerFlag - 1) % shape.segments;
   return { plan: `plan-${segment}`, age: '42', beta: 'true' };
+}
+
+/** The namespace the HTTP benchmarks serve: 1,000 flags of 10 rules × 3 constraints. */
+export const HTTP_SHAPE: SeedShape = { namespace: 'default', flags: 1000, rulesPerFlag: 10, constraintsPerSegment: 3, segments: 100 };
+
+/** A fresh SQLite file in a temporary folder holding `shape` (the caller removes `dir`). */
+export async function seededDatabase(shape: SeedShape, prefix = 'pennon-bench-'): Promise<{ dir: string; dbUrl: string }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dbUrl = `file:${join(dir, 'bench.db')}`;
+  const conn = openDatabase(dbUrl);
+  try {
+    await prepareSchema(conn);
+    await seedBenchNamespace(storeFor(conn, systemClock()), shape);
+  } finally {
+    await conn.close();
+  }
+  return { dir, dbUrl };
 }

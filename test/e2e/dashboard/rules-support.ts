@@ -88,6 +88,15 @@ export const shownRollouts = (page: Page) =>
   page
     .locator('section.rollouts .rollouts-list > li')
     .evaluateAll((items) => items.map((li) => [...(li as unknown as { querySelectorAll(s: string): Iterable<{ textContent: string | null }> }).querySelectorAll('.rule-line')].map((l) => l.textContent).join(' | ')));
+/** Opens the new-rule editor on the flag page with `segment` picked and a multi-variant split chosen. */
+export async function newSplitRule(page: Page, segment: string) {
+  const section = page.locator('section.rules');
+  await section.getByRole('button', { name: 'New rule' }).click();
+  const editor = section.getByRole('form', { name: 'New rule' });
+  await editor.getByRole('checkbox', { name: segment }).check();
+  await editor.getByRole('radio', { name: 'Multi-variant split' }).check();
+  return { section, editor };
+}
 /** The order save is over (its status line gone) and the list reloaded. */
 export const orderSaved = (page: Page) => page.locator('.sortable-status').waitFor({ state: 'detached' });
 /** The button that has the keyboard: its label and the id of the list item it is in. */

@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
 import { stopDashboard } from '../../support/dashboard';
 import { expectStatus, startTestServer, type TestServer } from '../../support/server';
-import { focused, orderSaved, startRulesSuite, type rulesKit, shownRules, unique } from './rules-support';
+import { focused, newSplitRule, orderSaved, startRulesSuite, type rulesKit, shownRules, unique } from './rules-support';
 
 /**
  * Rules (variant flags) on the flag page, in Chromium, against a real server: what the page
@@ -27,13 +27,9 @@ describeBrowser('dashboard: rules', () => {
     ]);
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/${ns}/flags/${flag}`);
     try {
-      const section = page.locator('section.rules');
-      await section.getByText('No rules yet.').waitFor();
-      await section.getByRole('button', { name: 'New rule' }).click();
-      const editor = section.getByRole('form', { name: 'New rule' });
-      await editor.getByRole('checkbox', { name: seg }).check();
+      await page.locator('section.rules').getByText('No rules yet.').waitFor();
+      const { section, editor } = await newSplitRule(page, seg);
       await editor.locator('.picker-option', { hasText: seg }).getByText('2 constraints, all must match').waitFor();
-      await editor.getByRole('radio', { name: 'Multi-variant split' }).check();
       // Typed values, then the even-split preset.
       await editor.getByRole('spinbutton', { name: 'blue percentage' }).fill('70');
       await editor.getByRole('spinbutton', { name: 'green percentage' }).fill('20');
@@ -76,11 +72,7 @@ describeBrowser('dashboard: rules', () => {
     const seg = await kit.segment(unique('everyone'));
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/${ns}/flags/${flag}`);
     try {
-      const section = page.locator('section.rules');
-      await section.getByRole('button', { name: 'New rule' }).click();
-      const editor = section.getByRole('form', { name: 'New rule' });
-      await editor.getByRole('checkbox', { name: seg }).check();
-      await editor.getByRole('radio', { name: 'Multi-variant split' }).check();
+      const { editor } = await newSplitRule(page, seg);
       const a = editor.getByRole('spinbutton', { name: 'a percentage' });
       await a.fill('60');
       await editor.getByRole('spinbutton', { name: 'b percentage' }).fill('50');
@@ -115,11 +107,7 @@ describeBrowser('dashboard: rules', () => {
     const seg = await kit.segment(unique('seg'));
     const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/${ns}/flags/${flag}`);
     try {
-      const section = page.locator('section.rules');
-      await section.getByRole('button', { name: 'New rule' }).click();
-      const editor = section.getByRole('form', { name: 'New rule' });
-      await editor.getByRole('checkbox', { name: seg }).check();
-      await editor.getByRole('radio', { name: 'Multi-variant split' }).check();
+      const { section, editor } = await newSplitRule(page, seg);
       await editor.getByRole('spinbutton', { name: 'a percentage' }).fill('-10');
       await editor.getByRole('spinbutton', { name: 'b percentage' }).fill('90');
       await editor.getByRole('button', { name: 'Create rule' }).click();

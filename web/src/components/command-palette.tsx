@@ -6,6 +6,7 @@ import { segments as segmentsApi } from '../api/segments';
 import { fuzzyMatch } from '../lib/fuzzy';
 import { paths, switchNamespace } from '../routes/paths';
 import { useNamespaces } from '../session/namespaces';
+import { useModal } from './modal';
 import { chooseTheme, useTheme, type Theme } from './theme';
 
 /**
@@ -43,13 +44,7 @@ function isMac(): boolean {
 }
 
 function PaletteDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    else if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const ref = useModal(open);
   return (
     <dialog
       ref={ref}

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { ApiError } from '../api/errors';
+import { useModal } from './modal';
 
 /**
  * "Delete namespace x?" — a modal <dialog>, so the browser handles focus trapping and Escape.
@@ -22,20 +23,11 @@ export interface ConfirmDialogProps {
 }
 
 export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm', danger, onConfirm, onClose }: ConfirmDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
   // An id of its own: a page may hold several dialogs, and a shared id would name them all alike.
   const titleId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      setError(null);
-      dialog.showModal();
-    } else if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const ref = useModal(open, () => setError(null));
 
   const confirm = async () => {
     setBusy(true);

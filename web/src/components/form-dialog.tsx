@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useId } from 'preact/hooks';
+import { useModal } from './modal';
 
 /**
  * A modal <dialog> holding a form (variant and constraint editors, copy to namespace, new
@@ -9,14 +10,8 @@ import { useEffect, useId, useRef } from 'preact/hooks';
  * `size`: 30rem by default, `medium` 34rem, `wide` 38rem (each at most the window's width).
  */
 export function FormDialog({ open, title, onClose, size, children }: { open: boolean; title: string; onClose: () => void; size?: 'medium' | 'wide'; children: ComponentChildren }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal(open);
   const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    else if (!open && dialog.open) dialog.close();
-  }, [open]);
   return (
     // `onCancel` is Escape: the dialog closes itself, the state follows.
     <dialog ref={ref} class={size ? `dialog form-dialog form-dialog-${size}` : 'dialog form-dialog'} aria-labelledby={titleId} onCancel={onClose} onClose={() => open && onClose()}>
