@@ -94,7 +94,7 @@ export function evaluateVariant(
   }
   if (!flag.enabled) {
     result.reason = 'FLAG_DISABLED_EVALUATION_REASON';
-    if (trace) trace.outcome = 'the flag is disabled';
+    if (trace) trace.outcome = `the flag is disabled: ${flag.defaultVariant ? `its default variant ${flag.defaultVariant.key}` : 'no variant (it has no default variant)'}`;
     return result;
   }
 
@@ -113,7 +113,7 @@ export function evaluateVariant(
       // A matched rule without (positive) distributions matches with no variant of its own.
       result.match = true;
       result.reason = 'MATCH_EVALUATION_REASON';
-      if (trace) trace.outcome = 'the rule has no distributions: a match without a variant of its own';
+      if (trace) trace.outcome = 'it has no distributions: a match without a variant of its own';
       return result;
     }
     const bucket = variantBucket(flag.keyHashState, entityId);
@@ -125,7 +125,7 @@ export function evaluateVariant(
         result.variantKey = valid[i].variantKey;
         result.variantAttachment = valid[i].variantAttachment;
         if (trace) {
-          trace.bucket = { value: bucket, bounds, variants: valid.map((d) => d.variantKey) };
+          trace.bucket = { value: bucket, bounds, variants: valid.map((d) => d.variantKey), rollouts: valid.map((d) => d.rollout) };
           trace.outcome = `bucket ${bucket} falls in ${valid[i].variantKey}'s range`;
         }
         return result;
@@ -133,12 +133,12 @@ export function evaluateVariant(
     }
     // The bucket is in the unallocated tail: no match, and later rules are not tried.
     if (trace) {
-      trace.bucket = { value: bucket, bounds, variants: valid.map((d) => d.variantKey) };
-      trace.outcome = `bucket ${bucket} is past the distributed ${bounds[bounds.length - 1] / 10}%: no variant`;
+      trace.bucket = { value: bucket, bounds, variants: valid.map((d) => d.variantKey), rollouts: valid.map((d) => d.rollout) };
+      trace.outcome = `bucket ${bucket} is past the distributed ${bounds[bounds.length - 1] / 10}%, so no variant`;
     }
     return result;
   }
-  if (trace) trace.outcome = flag.defaultVariant ? 'no rule matched: the default variant' : 'no rule matched';
+  if (trace) trace.outcome = flag.defaultVariant ? `the default variant ${flag.defaultVariant.key}` : 'no variant (the flag has no default variant)';
   return result;
 }
 
@@ -159,7 +159,7 @@ export function evaluateBoolean(
       const matched = value < rollout.threshold.percentage;
       if (trace) trace.steps.push({ kind: 'threshold', id: rollout.id, rank: rollout.rank, percentage: rollout.threshold.percentage, value, matched });
       if (matched) {
-        if (trace) trace.outcome = `threshold value ${value} is below ${rollout.threshold.percentage}%`;
+        if (trace) trace.outcome = `threshold value ${value} is below ${rollout.threshold.percentage}%, so ${rollout.threshold.value}`;
         return { enabled: rollout.threshold.value, reason: 'MATCH_EVALUATION_REASON', segmentKeys: NO_KEYS };
       }
     } else if (rollout.segment) {
@@ -169,11 +169,11 @@ export function evaluateBoolean(
         trace.steps.push({ kind: 'segment', id: rollout.id, rank: rollout.rank, segmentOperator: rollout.segment.segmentOperator, segments: segmentTrace!, matched: keys !== null });
       }
       if (keys !== null) {
-        if (trace) trace.outcome = `segment rollout ${rollout.rank} matched`;
+        if (trace) trace.outcome = `${keys.length === 1 ? 'segment' : 'segments'} ${keys.join(', ')} ${keys.length === 1 ? 'matches' : 'match'}, so ${rollout.segment.value}`;
         return { enabled: rollout.segment.value, reason: 'MATCH_EVALUATION_REASON', segmentKeys: keys };
       }
     }
   }
-  if (trace) trace.outcome = `no rollout matched: the flag's enabled value (${flag.enabled})`;
+  if (trace) trace.outcome = `the flag's enabled value (${flag.enabled})`;
   return { enabled: flag.enabled, reason: 'DEFAULT_EVALUATION_REASON', segmentKeys: NO_KEYS };
 }

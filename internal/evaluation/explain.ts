@@ -1,3 +1,4 @@
+import { rangesFromBounds, type BucketRange } from './ranges';
 import type { BooleanResult, CompiledFlag, VariantResult } from './types';
 import type { FlagTrace, SegmentTrace } from './trace';
 
@@ -40,8 +41,11 @@ export function explain(flag: CompiledFlag, trace: FlagTrace, result: VariantRes
     lines.push(...segmentLines(step.segments, '      '));
   }
   if (trace.bucket) {
-    const ranges = trace.bucket.bounds.map((b, i) => `${i === 0 ? 0 : trace.bucket!.bounds[i - 1]}–${b - 1} ${trace.bucket!.variants[i]}`);
-    lines.push(`  bucket ${trace.bucket.value} of 0–999 (crc32(flagKey+entityId) % 1000); ranges: ${ranges.join(', ')}`);
+    const { value, bounds, variants, rollouts } = trace.bucket;
+    const ranges = rangesFromBounds(bounds, variants, rollouts);
+    const shown = (list: BucketRange[]) => list.map((r) => `${r.from}–${r.to} ${r.variant ?? '(none)'}`).join(', ');
+    const unreachable = ranges.unreachable.length === 0 ? '' : `; never reached (the distributions add up to ${ranges.total}%): ${shown(ranges.unreachable)}`;
+    lines.push(`  bucket ${value} of 0–999 (crc32(flagKey+entityId) % 1000); ranges: ${shown(ranges.reachable.filter((r) => r.variant !== null))}${unreachable}`);
   }
   const answer =
     'enabled' in result
@@ -49,6 +53,30 @@ export function explain(flag: CompiledFlag, trace: FlagTrace, result: VariantRes
       : `variant=${result.variantKey === '' ? '(none)' : result.variantKey} match=${result.match}`;
   const segments = result.segmentKeys.length > 0 ? ` segments=${result.segmentKeys.join(',')}` : '';
   lines.push(`result: ${answer} reason=${result.reason}${segments}`);
-  lines.push(`why: ${trace.outcome}`);
+  lines.push(`why: ${why(flag, trace)}`);
   return lines;
+}
+
+/**
+ * The answer in one sentence: which rule (or rollout) answered and that the earlier ones did
+ * not match, then what that step did — "rule 2 matched (rule 1 did not): bucket 405 falls in
+ * control's range"; when none matched, which were tried and what the flag answers instead.
+ */
+export function why(flag: CompiledFlag, trace: FlagTrace): string {
+  const noun = flag.type === 'BOOLEAN_FLAG_TYPE' ? 'rollout' : 'rule';
+  const matched = trace.steps.find((s) => s.matched);
+  const failed = trace.steps.filter((s) => !s.matched).map((s) => s.rank);
+  if (matched) return `${noun} ${matched.rank} matched${failed.length === 0 ? '' : ` (${ranks(noun, failed)} did not)`}: ${trace.outcome}`;
+  // A disabled variant flag tries no rule; its outcome says so.
+  if (flag.type === 'VARIANT_FLAG_TYPE' && !flag.enabled) return trace.outcome;
+  if (failed.length === 0) return `the flag has no ${noun}s: ${trace.outcome}`;
+  return `${ranks(noun, failed)} did not match: ${trace.outcome}`;
+}
+
+/** "rule 1", "rules 1 and 2", "rules 1, 2 and 4", "rules 1–5" (three or more in a row). */
+function ranks(noun: string, list: number[]): string {
+  if (list.length === 1) return `${noun} ${list[0]}`;
+  const consecutive = list.every((r, i) => i === 0 || r === list[i - 1] + 1);
+  if (consecutive && list.length > 2) return `${noun}s ${list[0]}–${list[list.length - 1]}`;
+  return `${noun}s ${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
 }

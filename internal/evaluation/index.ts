@@ -6,4 +6,5 @@ export { evaluateVariant, evaluateBoolean } from './evaluate';
 export { compileMatcher, diagnose, type Matcher } from './matchers';
 export { crc32, variantBucket, thresholdValue, bucketBounds } from './hash';
 export { newTrace, type FlagTrace, type StepTrace, type SegmentTrace, type ConstraintTrace } from './trace';
-export { explain } from './explain';
+export { explain, why } from './explain';
+export { BUCKETS, distributionRanges, rangesFromBounds, type BucketRange, type DistributionShare, type RuleRanges } from './ranges';

@@ -26,8 +26,9 @@ export type StepTrace =
 
 export interface FlagTrace {
   steps: StepTrace[];
-  /** Variant flags whose matched rule has distributions: the entity's bucket and the bounds. */
-  bucket?: { value: number; bounds: number[]; variants: string[] };
+  /** Variant flags whose matched rule has distributions: the entity's bucket, the bounds and their rollouts. */
+  bucket?: { value: number; bounds: number[]; variants: string[]; rollouts: number[] };
+  /** What the deciding step did ("bucket 12 falls in blue's range"); `why()` (explain.ts) says which step that was. */
   outcome: string;
 }
 

@@ -57,6 +57,9 @@ describe('pennon evaluate (the built CLI)', () => {
     expect(result.stdout).toMatch(/bucket \d+ of 0–999 .*ranges: 0–499 blue, 500–999 green/);
     const server = expectStatus(await api.post('/evaluate/v1/variant', { flagKey: 'checkout', entityId: 'user-1', context: { plan: 'pro', age: '12' } }), 200);
     expect(result.stdout).toContain(`result: variant=${server.variantKey} match=true`);
+    // The one-line why names the rule that answered and the one before it that did not match.
+    expect(result.stdout).toContain(`why: rule 2 matched (rule 1 did not): bucket `);
+    expect(result.stdout).toMatch(new RegExp(`why: .*falls in ${server.variantKey}'s range$`));
   });
 
   it('evaluates over HTTP with --address, and --json prints the /evaluate/v1 response', async () => {

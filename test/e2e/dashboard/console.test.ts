@@ -116,7 +116,8 @@ describeBrowser('dashboard: console', () => {
         expected.variantKey,
         `50.0% ← bucket ${bucket}`,
       ]);
-      expect(await path.getByTestId('console-why').textContent()).toBe(`Bucket ${bucket} falls in ${expected.variantKey}'s range.`);
+      // The why names the rule that answered and says the one before it did not match.
+      expect(await path.getByTestId('console-why').textContent()).toBe(`Rule 2 matched (rule 1 did not): bucket ${bucket} falls in ${expected.variantKey}'s range.`);
       // The local run agrees with the server: no warning.
       expect(await page.getByTestId('console-mismatch').count()).toBe(0);
       await screenshot(page, 'console-explained');
@@ -198,10 +199,34 @@ describeBrowser('dashboard: console', () => {
             : `Value ${value} of 0–99 — crc32(entity ID + flag key) % 100: not below 50: the next rollout decides`,
         );
         expect(await page.getByTestId('console-why').textContent()).toBe(
-          below ? `Threshold value ${value} is below 50%.` : "No rollout matched: the flag's enabled value (false).",
+          below ? `Rollout 1 matched: threshold value ${value} is below 50%, so true.` : "Rollout 1 did not match: the flag's enabled value (false).",
         );
         if (below) await screenshot(page, 'console-boolean-threshold');
       }
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('says, when no rule matched, which rules were tried and that the default answered', async () => {
+    const flag = unique('fallback');
+    expectStatus(await server.api.post(`${P}/flags`, { key: flag, name: 'Fallback', type: 'VARIANT_FLAG_TYPE', enabled: true }), 200);
+    const a = expectStatus(await server.api.post(`${P}/flags/${flag}/variants`, { key: 'a' }), 200);
+    const b = expectStatus(await server.api.post(`${P}/flags/${flag}/variants`, { key: 'b' }), 200).id;
+    expectStatus(await server.api.put(`${P}/flags/${flag}`, { name: 'Fallback', enabled: true, defaultVariantId: a.id }), 200);
+    const rule = expectStatus(await server.api.post(`${P}/flags/${flag}/rules`, { segmentKey: seeded.proSegment, rank: 1 }), 200).id;
+    expectStatus(await server.api.post(`${P}/flags/${flag}/rules/${rule}/distributions`, { variantId: b, rollout: 100 }), 200);
+    const { page, problems, close } = await openDashboard(browser, server.url, `/namespaces/default/console?flag=${flag}`);
+    try {
+      await page.getByRole('button', { name: 'Evaluate', exact: true }).click();
+      const why = page.getByTestId('console-why');
+      await why.waitFor();
+      expect(await page.getByTestId('result-reason').textContent()).toContain('DEFAULT_EVALUATION_REASON');
+      expect(await why.textContent()).toBe('Rule 1 did not match: the default variant a.');
+      await page.getByLabel('Context', { exact: true }).fill('{"plan": "pro"}');
+      await page.getByRole('button', { name: 'Evaluate', exact: true }).click();
+      await page.getByTestId('console-why').getByText(/^Rule 1 matched: bucket \d+ falls in b's range\.$/).waitFor();
       expect(problems).toEqual([]);
     } finally {
       await close();

@@ -1,4 +1,4 @@
-import { diagnose, type CompiledFlag, type CompiledRollout, type CompiledRule, type ConstraintTrace, type SegmentTrace, type StepTrace } from '../../../../internal/evaluation';
+import { diagnose, why, type CompiledFlag, type CompiledRollout, type CompiledRule, type ConstraintTrace, type SegmentTrace, type StepTrace } from '../../../../internal/evaluation';
 import { Headers, Table } from '../../components/table';
 import type { Explanation } from './local';
 import { BucketBar, ThresholdBar } from './bucket';
@@ -19,7 +19,7 @@ export function PathView({ explanation }: { explanation: Explanation }) {
   return (
     <div class="console-path" data-testid="console-path">
       <p class="console-outcome">
-        <strong>Why:</strong> <span data-testid="console-why">{sentence(trace.outcome)}</span>
+        <strong>Why:</strong> <span data-testid="console-why">{sentence(why(flag, trace))}</span>
       </p>
       {disabledVariant && <p class="muted">A disabled variant flag tries no rules: it answers its default variant (if any) with FLAG_DISABLED.</p>}
       {isBoolean && !flag.enabled && <p class="muted">The flag is disabled, but a boolean flag's rollouts still apply; its enabled value is only the answer when none matches.</p>}
@@ -131,7 +131,7 @@ const TYPE = { STRING: 'string', NUMBER: 'number', BOOLEAN: 'boolean', DATETIME:
 
 function ConstraintRow({ c }: { c: ConstraintTrace }) {
   const onEntity = c.type === 'ENTITY_ID_COMPARISON_TYPE';
-  const why = c.matched ? null : diagnose(c.type, c.operator, c.value, c.input);
+  const whyNot = c.matched ? null : diagnose(c.type, c.operator, c.value, c.input);
   return (
     <tr data-property={onEntity ? 'entityId' : c.property} data-matched={c.matched}>
       <td>
@@ -144,7 +144,7 @@ function ConstraintRow({ c }: { c: ConstraintTrace }) {
       <td data-testid="actual">{c.input === '' && !onEntity ? <em class="muted">missing</em> : <code>{c.input}</code>}</td>
       <td>
         <Mark ok={c.matched} /> {c.matched ? 'passed' : 'failed'}
-        {why && <span class="console-why-not muted"> — {why}</span>}
+        {whyNot && <span class="console-why-not muted"> — {whyNot}</span>}
       </td>
     </tr>
   );
