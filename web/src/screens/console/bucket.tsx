@@ -1,37 +1,33 @@
-import type { FlagTrace } from '../../../../internal/evaluation';
+import { rangesFromBounds, type FlagTrace } from '../../../../internal/evaluation';
+import { cutShares } from '../../lib/distributions';
 
 /**
  * Where the entity fell. Variant flags: its bucket, crc32(flagKey + entityId) % 1000, among the
  * matched rule's distribution ranges; boolean threshold rollouts: its value,
  * crc32(entityId + flagKey) % 100, against the percentage. Drawn as SVG with attributes (the
- * CSP refuses inline styles) and said in words and a table for those who do not see it.
+ * CSP refuses inline styles) and said in words and a table for those who do not see it. A rule
+ * whose distributions add up to more than 100% has ranges past bucket 999: listed as never
+ * reached, not drawn.
  */
 
-interface Range {
-  from: number;
-  to: number;
-  variant: string | null;
-}
-
-function rangesOf(bounds: number[], variants: string[]): Range[] {
-  const ranges: Range[] = bounds.map((b, i) => ({ from: i === 0 ? 0 : bounds[i - 1], to: b - 1, variant: variants[i] }));
-  const last = bounds[bounds.length - 1] ?? 0;
-  if (last < 1000) ranges.push({ from: last, to: 999, variant: null });
-  // A distribution narrower than one bucket has no range of its own.
-  return ranges.filter((r) => r.to >= r.from);
-}
-
 export function BucketBar({ bucket }: { bucket: NonNullable<FlagTrace['bucket']> }) {
-  const ranges = rangesOf(bucket.bounds, bucket.variants);
-  const hit = ranges.find((r) => bucket.value >= r.from && bucket.value <= r.to);
+  const ranges = rangesFromBounds(bucket.bounds, bucket.variants, bucket.rollouts);
+  const { reachable, unreachable, total } = ranges;
+  const hit = reachable.find((r) => bucket.value >= r.from && bucket.value <= r.to);
   const words = `Bucket ${bucket.value} of 0–999 falls in ${hit?.variant ? `${hit.variant}'s range ${hit.from}–${hit.to}` : `the undistributed range ${hit?.from}–${hit?.to}: no variant`}`;
   return (
     <div class="console-bucket" data-testid="console-bucket" data-bucket={bucket.value}>
       <p>
         <strong>Bucket {bucket.value}</strong> <span class="muted">of 0–999 — crc32(flag key + entity ID) % 1000</span>
       </p>
+      {unreachable.length > 0 && (
+        <p class="console-unreachable" role="note" data-testid="console-unreachable">
+          The distributions add up to {total}%, but buckets stop at 999: {unreachable.map((r) => `${r.from}–${r.to} (${r.variant})`).join(', ')}{' '}
+          {unreachable.length === 1 ? 'is' : 'are'} never reached, so {cutShares(ranges)}.
+        </p>
+      )}
       <svg class="console-bar" viewBox="0 0 1000 30" preserveAspectRatio="none" role="img" aria-label={words}>
-        {ranges.map((r, i) => (
+        {reachable.map((r, i) => (
           <rect
             key={`${r.from}`}
             x={r.from}
@@ -52,7 +48,7 @@ export function BucketBar({ bucket }: { bucket: NonNullable<FlagTrace['bucket']>
           </tr>
         </thead>
         <tbody>
-          {ranges.map((r) => (
+          {reachable.map((r) => (
             <tr key={r.from} class={r === hit ? 'console-row-hit' : undefined} aria-current={r === hit ? 'true' : undefined}>
               <td class="mono nowrap">
                 {r.from}–{r.to}
@@ -61,6 +57,17 @@ export function BucketBar({ bucket }: { bucket: NonNullable<FlagTrace['bucket']>
               <td>
                 {((r.to - r.from + 1) / 10).toFixed(1)}%{r === hit && <strong> ← bucket {bucket.value}</strong>}
               </td>
+            </tr>
+          ))}
+          {unreachable.map((r) => (
+            <tr key={`past-${r.from}`} class="console-row-unreachable" data-unreachable="true">
+              <td class="mono nowrap">
+                {r.from}–{r.to}
+              </td>
+              <td>
+                <code>{r.variant}</code>
+              </td>
+              <td>never reached (past 999)</td>
             </tr>
           ))}
         </tbody>

@@ -47,7 +47,7 @@ export function RuleEditor({ ns, flag, segments, segmentsError, retrySegments, r
 
   const save = useMutation(async (current: Rule | undefined) => {
     try {
-      return await saveRule(ns, flag.key, current, { segmentKeys, segmentOperator: operator, distributions: wanted(dist, flag.variants) }, rules.length + 1);
+      return await saveRule(ns, flag.key, current, { segmentKeys, segmentOperator: operator, distributions: wanted(dist) }, rules.length + 1);
     } catch (err) {
       const failure = err instanceof StepFailure ? err : new StepFailure(err, 'rule', current?.id);
       if (failure.ruleId) setSavedId(failure.ruleId);
@@ -58,13 +58,13 @@ export function RuleEditor({ ns, flag, segments, segmentsError, retrySegments, r
   const failure = save.error instanceof StepFailure ? save.error : null;
   const ruleErrors = failure?.step === 'rule' ? formErrors(failure.cause, RULE_FIELDS) : { fields: {} as Record<string, string>, form: null };
   const distErrors = failure?.step === 'distribution' ? formErrors(failure.cause, DISTRIBUTION_FIELDS) : null;
-  const perVariant: Record<string, string> = {};
+  const perRow: Record<string, string> = {};
   let formMessage = ruleErrors.form;
   if (failure?.step === 'distribution' && distErrors) {
     const variant = flag.variants.find((v) => v.id === failure.variantId);
     const named = variant ? `variant ${variant.key}` : 'a variant';
-    const inline = Object.keys(distErrors.fields).length > 0 && variant;
-    if (inline) perVariant[variant.id] = distErrors.fields.rollout ?? distErrors.fields.variantId;
+    const inline = Object.keys(distErrors.fields).length > 0 && failure.row !== undefined;
+    if (inline) perRow[failure.row!] = distErrors.fields.rollout ?? distErrors.fields.variantId;
     formMessage = `The rule was saved, but not what it serves for ${named}${inline ? '' : `: ${failure.message}`}. The list shows what the server holds now; save again to finish.`;
   }
 
@@ -93,7 +93,7 @@ export function RuleEditor({ ns, flag, segments, segmentsError, retrySegments, r
         error={ruleErrors.fields.segmentKeys ?? ruleErrors.fields.segmentKey}
         operatorError={ruleErrors.fields.segmentOperator}
       />
-      <DistributionEditor variants={flag.variants} draft={dist} onDraft={setDist} allowNone={allowNone} errors={perVariant} />
+      <DistributionEditor variants={flag.variants} draft={dist} onDraft={setDist} allowNone={allowNone} errors={perRow} />
       <FormActions busy={save.busy} blocked={problem !== null || noSegments || gone} submitLabel={existing ? 'Save rule' : 'Create rule'} onCancel={onCancel} cancelLabel={failure ? 'Close' : 'Cancel'} />
     </EditorForm>
   );

@@ -1,5 +1,7 @@
+import { distributionRanges } from '../../../../../internal/evaluation';
 import { rules as api, segmentKeysOf } from '../../../api/rules';
 import type { Flag, Rule, Segment } from '../../../api/types';
+import { cutShares } from '../../../lib/distributions';
 import { RankedSection, type FlagSectionProps } from '../ranked/section';
 import { RuleEditor } from './editor';
 import { SegmentList } from './segment-picker';
@@ -93,6 +95,22 @@ function RuleSummary({ ns, flag, rule, segments }: { ns: string; flag: Flag; rul
           </ul>
         )}
       </div>
+      {total > 100 && <OverHundred rule={rule} total={total} variantKey={variantKey} />}
     </div>
+  );
+}
+
+/**
+ * Flipt's API accepts distributions that add up to more than 100% (its UI refuses to save them):
+ * evaluation lays them end to end over buckets 0–999, so the ones past 100% are cut short or
+ * never served. Said on the card, since nothing else would show it.
+ */
+function OverHundred({ rule, total, variantKey }: { rule: Rule; total: number; variantKey: (id: string) => string | undefined }) {
+  const ranges = distributionRanges(rule.distributions.map((d) => ({ variant: variantKey(d.variantId) ?? '(deleted variant)', rollout: d.rollout })));
+  return (
+    <p class="rule-warning" role="note" data-testid="rule-over-100">
+      <strong>Adds up to {total}%.</strong> Only 100% can be served — entities fill the buckets in this order — so {cutShares(ranges)}. Edit the rule to bring the split to
+      100% or less.
+    </p>
   );
 }

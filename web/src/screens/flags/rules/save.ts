@@ -1,12 +1,12 @@
 import { rules as api, segmentKeysOf } from '../../../api/rules';
-import type { Rule, SegmentOperator } from '../../../api/types';
+import type { Distribution, Rule, SegmentOperator } from '../../../api/types';
 import type { Wanted } from './distributions';
 
 /**
  * Saving a rule is several requests — the rule, then each distribution created, updated or
  * deleted — because Flipt's API has no one request for both. A step that fails stops the
- * flow with a `StepFailure` saying which step (and, for a distribution, which variant), so the
- * editor can show the message beside that variant and reload what the server now holds.
+ * flow with a `StepFailure` saying which step (and, for a distribution, which variant and row),
+ * so the editor can show the message beside that row and reload what the server now holds.
  */
 export interface RuleDraft {
   segmentKeys: string[];
@@ -23,6 +23,8 @@ export class StepFailure extends Error {
     readonly ruleId: string | undefined,
     /** The variant whose distribution was refused. */
     readonly variantId?: string,
+    /** The editor's row it came from (`Wanted.row`), where its message goes. */
+    readonly row?: string,
   ) {
     super(cause instanceof Error ? cause.message : String(cause));
     this.name = 'StepFailure';
@@ -49,28 +51,31 @@ export async function saveRule(ns: string, flag: string, existing: Rule | undefi
     }
   }
 
-  const step = async (variantId: string, write: () => Promise<unknown>) => {
+  const step = async (target: { variantId: string; row?: string }, write: () => Promise<unknown>) => {
     try {
       await write();
     } catch (err) {
-      throw new StepFailure(err, 'distribution', rule.id, variantId);
+      throw new StepFailure(err, 'distribution', rule.id, target.variantId, target.row);
     }
   };
-  // One distribution per variant: the first one kept (updated), any other for that variant deleted.
-  const kept = new Map<string, Rule['distributions'][number]>();
-  const extra: Rule['distributions'] = [];
-  for (const d of existing?.distributions ?? []) {
-    if (kept.has(d.variantId)) extra.push(d);
-    else kept.set(d.variantId, d);
+  // Each wanted distribution writes over one the rule has — the one its row edits, else the
+  // first left of its variant; the distributions left over are deleted, the rest created.
+  const unclaimed = [...(existing?.distributions ?? [])];
+  const claimed = new Map<Wanted, Distribution>();
+  const claim = (w: Wanted, match: (d: Distribution) => boolean) => {
+    const at = unclaimed.findIndex(match);
+    if (at !== -1) claimed.set(w, unclaimed.splice(at, 1)[0]);
+  };
+  for (const w of draft.distributions) if (w.distributionId) claim(w, (d) => d.id === w.distributionId);
+  for (const w of draft.distributions) if (!claimed.has(w)) claim(w, (d) => d.variantId === w.variantId);
+  for (const d of unclaimed) {
+    await step({ variantId: d.variantId }, () => api.deleteDistribution(ns, flag, rule.id, d.id, d.variantId));
   }
-  const want = new Map(draft.distributions.map((d) => [d.variantId, d.rollout]));
-  for (const d of [...extra, ...[...kept.values()].filter((d) => !want.has(d.variantId))]) {
-    await step(d.variantId, () => api.deleteDistribution(ns, flag, rule.id, d.id, d.variantId));
-  }
-  for (const { variantId, rollout } of draft.distributions) {
-    const have = kept.get(variantId);
-    if (!have) await step(variantId, () => api.createDistribution(ns, flag, rule.id, { variantId, rollout }));
-    else if (have.rollout !== rollout) await step(variantId, () => api.updateDistribution(ns, flag, rule.id, have.id, { variantId, rollout }));
+  for (const w of draft.distributions) {
+    const over = claimed.get(w);
+    const body = { variantId: w.variantId, rollout: w.rollout };
+    if (!over) await step(w, () => api.createDistribution(ns, flag, rule.id, body));
+    else if (over.rollout !== w.rollout || over.variantId !== w.variantId) await step(w, () => api.updateDistribution(ns, flag, rule.id, over.id, body));
   }
   return rule;
 }
