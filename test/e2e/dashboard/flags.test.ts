@@ -94,7 +94,8 @@ describeBrowser('dashboard: flags', () => {
       const dialog = await addVariant(page, { key: 'broken', attachment: '{"color": }' });
       const error = dialog.locator('.field-error[data-field="attachment"]');
       await error.waitFor();
-      expect(await error.textContent()).toMatch(/^Not valid JSON: /);
+      // Our own words and the place, not the browser's parser message.
+      expect(await error.textContent()).toBe('Not valid JSON at line 1, column 11: expected a value (a string, number, object, array, true, false or null), found "}".');
       const attachment = dialog.getByLabel('Attachment', { exact: true });
       expect(await attachment.getAttribute('aria-invalid')).toBe('true');
       expect(await dialog.isVisible()).toBe(true);
@@ -267,7 +268,7 @@ describeBrowser('dashboard: flags', () => {
 
       dialog = await copy();
       await dialog.getByRole('alert').waitFor();
-      expect(await dialog.getByRole('alert').textContent()).toBe(`Namespace ${target} already has a flag with the key ${key}.`);
+      expect(await dialog.getByRole('alert').textContent()).toBe(`A flag with key ${key} already exists in namespace ${target}.`);
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       expect(problems).toEqual([]);
     } finally {
@@ -294,7 +295,7 @@ describeBrowser('dashboard: flags', () => {
 
       const error = page.locator('.field-error[data-field="key"]');
       await error.waitFor();
-      expect(await error.textContent()).toBe(`flag "default/${taken}" is not unique`);
+      expect(await error.textContent()).toBe(`A flag with key ${taken} already exists in namespace default.`);
       expect(await key.getAttribute('aria-invalid')).toBe('true');
 
       const fresh = `dark-mode-${id}`;

@@ -217,7 +217,7 @@ describeBrowser('dashboard: segments', () => {
     }
   });
 
-  it('deletes a segment: refused with the server’s message while a rule uses it, then deleted', async () => {
+  it('deletes a segment: refused, naming the flag and rule that use it, while a rule uses it; then deleted', async () => {
     const key = unique('doomed');
     const flag = unique('uses-segment');
     await createSegment(server.api, 'default', { key, name: 'Doomed' }, [{ type: 'STRING_COMPARISON_TYPE', property: 'p', operator: 'eq', value: 'v' }]);
@@ -228,7 +228,8 @@ describeBrowser('dashboard: segments', () => {
       await page.getByRole('button', { name: `Delete segment ${key}` }).click();
       const dialog = page.getByRole('dialog', { name: 'Delete segment?' });
       await dialog.getByRole('button', { name: 'Delete' }).click();
-      await dialog.getByText(`segment "default/${key}" is in use`).waitFor();
+      // Which flag and rule use it, read through the API: not the server's `segment "default/…" is in use`.
+      await dialog.getByText(`Segment ${key} is used by flag ${flag} (rule 1). It can be deleted once no rule or rollout uses it.`).waitFor();
       await screenshot(page, 'segment-delete-in-use');
       expect((await server.api.get(`/api/v1/namespaces/default/segments/${key}`)).status).toBe(200);
 
@@ -262,7 +263,7 @@ describeBrowser('dashboard: segments', () => {
         }
         const error = dialog.locator('.field-error[data-field="namespaceKey"]');
         await error.waitFor();
-        expect(await error.textContent()).toBe(`segment "${target}/${key}" is not unique`);
+        expect(await error.textContent()).toBe(`A segment with key ${key} already exists in namespace ${target}.`);
         await dialog.getByRole('button', { name: 'Cancel' }).click();
       }
       const copy = expectStatus(await server.api.get(`/api/v1/namespaces/${target}/segments/${key}`), 200);

@@ -1,4 +1,5 @@
 import type { RuleRanges } from '../../../internal/evaluation';
+import { andList } from './words';
 
 /**
  * Words for a rule whose distributions add up to more than 100% (Flipt's API accepts one, its
@@ -11,5 +12,5 @@ import type { RuleRanges } from '../../../internal/evaluation';
 export function cutShares(ranges: RuleRanges): string {
   const cut = ranges.shares.filter((s) => s.cut);
   const said = cut.map((s) => (s.served === 0 ? `${s.variant} (${s.rollout}%) is never served` : `${s.variant} is served to ${s.served}%, not ${s.rollout}%`));
-  return said.length <= 1 ? (said[0] ?? '') : `${said.slice(0, -1).join(', ')} and ${said[said.length - 1]}`;
+  return andList(said);
 }

@@ -1,4 +1,5 @@
 import type { EvaluationContext } from '../../api/evaluation';
+import { notJson } from '../../lib/json-syntax';
 
 /**
  * The context editor's text → Flipt's context, checked before anything is sent: a JSON object
@@ -12,8 +13,8 @@ export function parseContext(text: string): ParsedContext {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, error: `Not valid JSON: ${(err as Error).message}`, fixable: false };
+  } catch {
+    return { ok: false, error: notJson(text), fixable: false };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, error: 'The context must be a JSON object, such as {"plan": "pro"}.', fixable: false };

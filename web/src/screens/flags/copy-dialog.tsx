@@ -1,5 +1,4 @@
 import { useEffect, useId, useState } from 'preact/hooks';
-import { ApiError } from '../../api/errors';
 import { flags as api } from '../../api/flags';
 import type { Flag } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
@@ -28,14 +27,8 @@ export function CopyFlagDialog({ open, ns, flag, onClose }: { open: boolean; ns:
 
   const copy = async () => {
     if (!target) throw new Error('There is no other namespace to copy to: create one under Settings → Namespaces.');
-    try {
-      await api.copy(flag, target);
-    } catch (err) {
-      if (err instanceof ApiError && /is not unique/.test(err.message) && err.message.startsWith('flag ')) {
-        throw new Error(`Namespace ${target} already has a flag with the key ${flag.key}.`);
-      }
-      throw err;
-    }
+    // A key taken in the target is said by the error itself ("A flag with key … already exists in namespace …").
+    await api.copy(flag, target);
     toast.success(`Flag ${flag.key} copied to namespace ${target}`);
   };
 

@@ -1,7 +1,9 @@
+import { notJson } from '../../lib/json-syntax';
+
 /**
  * JSON typed into the flag screens' editors (variant attachments, flag metadata), checked in the
- * browser before anything is sent: the issue asks for it, and the parser's own message (with
- * its position) says more than the server's "must be a json string".
+ * browser before anything is sent: where the text goes wrong (line, column, what was expected)
+ * says more than the server's "must be a json string", and more plainly than the browser's parser.
  */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -10,8 +12,8 @@ export function parseJson(text: string): Parsed<unknown> {
   if (text.trim() === '') return { ok: true, value: undefined };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (err) {
-    return { ok: false, error: `Not valid JSON: ${(err as Error).message}` };
+  } catch {
+    return { ok: false, error: notJson(text) };
   }
 }
 

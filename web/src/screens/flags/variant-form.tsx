@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, formErrors } from '../../api/errors';
+import { formErrors } from '../../api/errors';
 import { flags as api, type VariantInput } from '../../api/flags';
 import { useMutation } from '../../api/hooks';
 import type { Flag, Variant } from '../../api/types';
@@ -22,7 +22,8 @@ export function VariantForm({ ns, flag, variant, onSaved, onCancel }: { ns: stri
   // "Format JSON" is offered only for non-blank text, which never parses to "none" (undefined).
   const attachment = useJsonField(pretty(variant?.attachment ?? ''), parseJson, (value) => (value === undefined ? '' : JSON.stringify(value, null, 2)));
   const save = useMutation((input: VariantInput) => (variant ? api.updateVariant(ns, flag.key, variant.id, input) : api.createVariant(ns, flag.key, input)));
-  const errors = variantErrors(save.error);
+  // A key already taken (`variant "k" is not unique for flag …`) goes beside the key, as formErrors places it.
+  const errors = formErrors(save.error, FIELDS);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -51,11 +52,4 @@ export function VariantForm({ ns, flag, variant, onSaved, onCancel }: { ns: stri
       <FormActions busy={save.busy} submitLabel={variant ? 'Save variant' : 'Add variant'} onCancel={onCancel} />
     </form>
   );
-}
-
-/** formErrors, plus Flipt's `variant "k" is not unique for flag "ns/f"`, which is about the key. */
-function variantErrors(error: unknown) {
-  const errors = formErrors(error, FIELDS);
-  if (error instanceof ApiError && /^variant ".*" is not unique/.test(error.message)) return { fields: { key: error.message }, form: null };
-  return errors;
 }

@@ -1,23 +1,27 @@
 import { useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
+import { ApiError } from '../../api/errors';
 import { useQuery } from '../../api/hooks';
 import { matchTypeLabel, segments as api } from '../../api/segments';
+import { describeUse, segmentUsage } from '../../api/usage';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Page } from '../../components/page';
 import { LoadError, Loading } from '../../components/states';
 import { useToast } from '../../components/toast';
 import { formatDate } from '../../lib/format';
+import { andList } from '../../lib/words';
 import { paths, useRouteParam } from '../../routes/paths';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
 import { ConstraintsSection } from './constraints';
 import { CopySegmentDialog } from './copy';
 import { SegmentForm } from './form';
+import { UsageSection } from './usage';
 
 /**
- * One segment: its details (name, match type, description) to edit, its constraints, and copy to
- * another namespace and delete in the page's actions. Deleting a segment that a rule or rollout
- * uses is refused by the server; the dialog shows its message.
+ * One segment: its details (name, match type, description) to edit, its constraints, the flags
+ * that use it, and copy to another namespace and delete in the page's actions. Deleting a segment
+ * that a rule or rollout uses is refused by the server; the dialog then names those flags.
  */
 export function SegmentDetailScreen() {
   const ns = useCurrentNamespace();
@@ -26,6 +30,7 @@ export function SegmentDetailScreen() {
   const toast = useToast();
   const [, navigate] = useLocation();
   const query = useQuery(() => api.get(ns, key), [ns, key]);
+  const usage = useQuery(() => segmentUsage(ns, key), [ns, key]);
   const [deleting, setDeleting] = useState(false);
   const [copying, setCopying] = useState(false);
   const segment = query.data;
@@ -64,6 +69,7 @@ export function SegmentDetailScreen() {
             <SegmentForm key={segment.updatedAt} existing={segment} onSaved={query.reload} />
           </section>
           <ConstraintsSection ns={ns} segment={segment} readOnly={readOnly} reload={query.reload} />
+          <UsageSection ns={ns} usage={usage} />
         </div>
       ) : null}
 
@@ -75,7 +81,7 @@ export function SegmentDetailScreen() {
             confirmLabel="Delete"
             danger
             onConfirm={async () => {
-              await api.delete(ns, segment.key);
+              await deleteOrSayWhere(ns, segment.key, usage.reload);
               toast.success(`Segment ${segment.key} deleted`);
               navigate(paths.segments(ns));
             }}
@@ -91,4 +97,21 @@ export function SegmentDetailScreen() {
       )}
     </Page>
   );
+}
+
+/**
+ * Deletes the segment; when the server refuses because rules or rollouts use it, the error says
+ * which (read now: the page's list may be older than the refusal), and the page's list reloads.
+ */
+async function deleteOrSayWhere(ns: string, key: string, reloadUsage: () => void): Promise<void> {
+  try {
+    await api.delete(ns, key);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.kind !== 'in-use') throw err;
+    reloadUsage();
+    const uses = await segmentUsage(ns, key).catch(() => null);
+    // Unknown (the reads failed) or already gone elsewhere: the reworded refusal says enough.
+    if (!uses || uses.length === 0) throw err;
+    throw new Error(`Segment ${key} is used by ${andList(uses.map(describeUse))}. It can be deleted once no rule or rollout uses it.`);
+  }
 }
