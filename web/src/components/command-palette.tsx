@@ -31,8 +31,12 @@ export function CommandPalette() {
   }, []);
   return (
     <>
-      <button type="button" class="button button-quiet palette-button" aria-haspopup="dialog" aria-keyshortcuts="Control+K Meta+K" onClick={() => setOpen(true)}>
-        Search… <kbd>{isMac() ? '⌘K' : 'Ctrl K'}</kbd>
+      <button type="button" class="button button-quiet palette-button topbar-button" aria-haspopup="dialog" aria-keyshortcuts="Control+K Meta+K" onClick={() => setOpen(true)}>
+        <svg class="topbar-icon" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round">
+          <circle cx="11" cy="11" r="7" />
+          <path d="M20 20l-4-4" />
+        </svg>
+        <span class="topbar-words">Search…</span> <kbd>{isMac() ? '⌘K' : 'Ctrl K'}</kbd>
       </button>
       <PaletteDialog open={open} onClose={() => setOpen(false)} />
     </>

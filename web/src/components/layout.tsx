@@ -10,7 +10,9 @@ import { ThemeToggle } from './theme';
 /**
  * The frame around every screen but login: the header (name, namespace switcher, theme, log
  * out), the navigation built from the screens' `nav` entries, the read-only banner, and the
- * screen itself in <main>. A "skip to content" link comes first for keyboard users.
+ * screen itself in <main>. A "skip to content" link comes first for keyboard users. In a narrow
+ * window the header keeps one row: the name, the switcher's label and the buttons' words give
+ * way to icons (their names stay for assistive technology), so nothing is pushed off screen.
  */
 export function Layout({ nav, children }: { nav: NavEntry[]; children: ComponentChildren }) {
   const { current } = useNamespaces();
@@ -28,7 +30,7 @@ export function Layout({ nav, children }: { nav: NavEntry[]; children: Component
       <header class="topbar">
         <Link href="/" class="brand">
           <span class="brand-mark" aria-hidden="true" />
-          Pennon
+          <span class="brand-name">Pennon</span>
         </Link>
         <NamespaceSwitcher />
         <div class="topbar-end">
