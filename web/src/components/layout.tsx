@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import type { NavEntry } from '../routes/types';
 import { useNamespaces } from '../session/namespaces';
@@ -6,6 +7,7 @@ import { useSession } from '../session/session';
 import { CommandPalette } from './command-palette';
 import { NamespaceSwitcher } from './namespace-switcher';
 import { ThemeToggle } from './theme';
+import { ToastRegion } from './toast';
 
 /**
  * The frame around every screen but login: the header (name, namespace switcher, theme, log
@@ -13,11 +15,15 @@ import { ThemeToggle } from './theme';
  * screen itself in <main>. A "skip to content" link comes first for keyboard users. In a narrow
  * window the header keeps one row: the name, the switcher's label and the buttons' words give
  * way to icons (their names stay for assistive technology), so nothing is pushed off screen.
+ * The header stays at the top as the page scrolls and holds the toasts (components/toast.tsx)
+ * in a line of their own, so a confirmation is always in sight and never over a control.
  */
 export function Layout({ nav, children }: { nav: NavEntry[]; children: ComponentChildren }) {
   const { current } = useNamespaces();
   const [location] = useLocation();
   const session = useSession();
+  const header = useRef<HTMLElement>(null);
+  useKeepClearOf(header);
   const groups: { title: string; entries: NavEntry[] }[] = [
     { title: 'Namespace', entries: nav.filter((n) => n.group === 'namespace') },
     { title: 'Settings', entries: nav.filter((n) => n.group === 'settings') },
@@ -27,22 +33,25 @@ export function Layout({ nav, children }: { nav: NavEntry[]; children: Component
       <a class="skip-link" href="#main" onClick={skipToMain}>
         Skip to content
       </a>
-      <header class="topbar">
-        <Link href="/" class="brand">
-          <span class="brand-mark" aria-hidden="true" />
-          <span class="brand-name">Pennon</span>
-        </Link>
-        <NamespaceSwitcher />
-        <div class="topbar-end">
-          <CommandPalette />
-          {session.meta && <span class="version">v{session.meta.version}</span>}
-          <ThemeToggle />
-          {session.hasToken && (
-            <button type="button" class="button button-quiet" onClick={session.logout}>
-              Log out
-            </button>
-          )}
+      <header class="topbar" ref={header}>
+        <div class="topbar-row">
+          <Link href="/" class="brand">
+            <span class="brand-mark" aria-hidden="true" />
+            <span class="brand-name">Pennon</span>
+          </Link>
+          <NamespaceSwitcher />
+          <div class="topbar-end">
+            <CommandPalette />
+            {session.meta && <span class="version">v{session.meta.version}</span>}
+            <ThemeToggle />
+            {session.hasToken && (
+              <button type="button" class="button button-quiet" onClick={session.logout}>
+                Log out
+              </button>
+            )}
+          </div>
         </div>
+        <ToastRegion />
       </header>
       <nav class="sidenav" aria-label="Main">
         {groups.map((g) => (
@@ -70,6 +79,27 @@ export function Layout({ nav, children }: { nav: NavEntry[]; children: Component
       </main>
     </div>
   );
+}
+
+/**
+ * What the browser scrolls into view (a focused field, a link's target) stops below the sticky
+ * header, whatever its height (it grows while a toast shows): the page's scroll-padding follows it
+ * (set through the CSSOM, which the CSP allows, unlike a style attribute).
+ */
+function useKeepClearOf(header: { current: HTMLElement | null }) {
+  useLayoutEffect(() => {
+    const el = header.current;
+    if (!el) return;
+    const root = document.documentElement;
+    const follow = () => root.style.setProperty('scroll-padding-top', `${el.offsetHeight + 8}px`);
+    follow();
+    const resized = new ResizeObserver(follow);
+    resized.observe(el);
+    return () => {
+      resized.disconnect();
+      root.style.removeProperty('scroll-padding-top');
+    };
+  }, []);
 }
 
 /** In a hash-routed app `#main` would be read as a route: move focus instead. */
