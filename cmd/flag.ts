@@ -31,16 +31,29 @@ function encodingOfPath(path: string | undefined, fallback: Encoding): Encoding 
   return fallback;
 }
 
-/** The store to work on, and how to let it go. */
-async function target(options: RemoteOptions, globals: GlobalOptions): Promise<{ store: ImportTarget & ExportSource; close: () => Promise<void>; remote: boolean }> {
+/**
+ * The store to work on, what it is (for messages), and how to let it go. An import may create
+ * the database (and migrate it); an export reads an existing one only.
+ */
+async function target(
+  options: RemoteOptions,
+  globals: GlobalOptions,
+  mode: 'import' | 'export',
+): Promise<{ store: ImportTarget & ExportSource; where: string; close: () => Promise<void>; remote: boolean }> {
   if (options.address) {
     const { HttpApi, HttpStore } = await import('../internal/client');
-    return { store: new HttpStore(new HttpApi({ address: options.address, token: options.token })), close: async () => undefined, remote: true };
+    return { store: new HttpStore(new HttpApi({ address: options.address, token: options.token })), where: options.address, close: async () => undefined, remote: true };
   }
   const { config } = await configFrom(globals);
-  const [{ systemClock }, { openPreparedStore }] = await Promise.all([import('../internal/core/clock'), import('../internal/service/database')]);
-  const { connection, store } = await openPreparedStore(config.db, systemClock());
-  return { store, close: () => connection.close(), remote: false };
+  const [{ systemClock }, { openPreparedStore, openExistingStore }] = await Promise.all([import('../internal/core/clock'), import('../internal/service/database')]);
+  const { connection, store } = await (mode === 'import' ? openPreparedStore : openExistingStore)(config.db, systemClock());
+  return { store, where: connection.describe, close: () => connection.close(), remote: false };
+}
+
+/** "namespace "x" not found" → "… not found in sqlite /path/pennon.db": which database was read. */
+function naming(err: unknown, where: string): unknown {
+  if ((err as { kind?: string }).kind !== 'not_found' || !(err instanceof Error) || err.message.includes(where)) return err;
+  return new Error(`${err.message} in ${where}`, { cause: err });
 }
 
 function summary(result: ImportResult): string {
@@ -84,13 +97,15 @@ export function flagCommand(program: Command): void {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
         const { exportDocuments, encodeDocuments, exportHeader } = await import('../internal/ext');
-        const { store, close } = await target(options, globals);
+        const { store, where, close } = await target(options, globals, 'export');
         let text: string;
         try {
           const documents = await exportDocuments(store, {
             namespaces: options.namespace.length > 0 ? options.namespace : ['default'],
             allNamespaces: options.allNamespaces,
             sortByKey: options.sortByKey,
+          }).catch((err: unknown) => {
+            throw naming(err, where);
           });
           text = encodeDocuments(documents, encodingOfPath(options.output, 'yaml'));
         } finally {
@@ -130,7 +145,7 @@ export function flagCommand(program: Command): void {
         }
         // Everything is decoded and checked before anything is written.
         const stream = decodeDocuments(text, { encoding: file === '-' ? options.format : encodingOfPath(file, 'yaml'), maxVersion: '1.4' });
-        const { store, close, remote } = await target(options, globals);
+        const { store, close, remote } = await target(options, globals, 'import');
         const bar = await progressBar();
         let result: ImportResult;
         try {
