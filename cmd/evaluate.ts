@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { HttpApi } from '../internal/client';
 import type { NamespaceData } from '../internal/core';
 import type { Context } from '../internal/evaluation';
-import { configFrom, fail, type GlobalOptions } from './common';
+import { addressOption, configFrom, fail, type GlobalOptions } from './common';
 
 interface EvaluateOptions {
   entityId?: string;
@@ -61,7 +61,7 @@ export function evaluateCommand(program: Command): void {
     .option('-c, --context <key=value>', 'a context value (repeatable)', contextPair, [])
     .option('-n, --namespace <key>', 'the namespace', 'default')
     .option('-r, --request-id <id>', 'the request id to report')
-    .option('-a, --address <url>', 'evaluate on a running server (e.g. http://localhost:8080) instead of the database')
+    .addOption(addressOption('evaluate on a running server (e.g. http://localhost:8080) instead of the database'))
     .option('-t, --token <token>', 'client token for --address')
     .option('--json', 'print the /evaluate/v1 response as JSON')
     .action(async (flagKey: string, options: EvaluateOptions, command: Command) => {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ExportSource, ImportResult, ImportTarget } from '../internal/ext';
-import { configFrom, fail, type GlobalOptions } from './common';
+import { addressOption, configFrom, fail, outputFileOption, type GlobalOptions } from './common';
 import { VERSION } from './version';
 
 /**
@@ -18,10 +18,10 @@ interface RemoteOptions {
 
 type Encoding = 'yaml' | 'json';
 
-function namespaceList(value: string, previous: string[]): string[] {
+function namespaceList(value: string, previous: string[] | undefined): string[] {
   const keys = value.split(',').map((k) => k.trim()).filter((k) => k !== '');
   if (keys.length === 0) throw new InvalidArgumentError('give a namespace key');
-  return [...previous, ...keys];
+  return [...(previous ?? []), ...keys];
 }
 
 function encodingOfPath(path: string | undefined, fallback: Encoding): Encoding {
@@ -87,13 +87,13 @@ export function flagCommand(program: Command): void {
   flag
     .command('export')
     .description('write namespaces as Flipt documents (YAML, or JSON by the file extension)')
-    .option('-n, --namespace <keys>', 'namespace(s) to export: repeat or give a comma list (default: default)', namespaceList, [])
+    .option('-n, --namespace <keys>', 'namespace(s) to export: repeat or give a comma list (default: default)', namespaceList)
     .addOption(new Option('--all-namespaces', 'export every namespace (a YAML stream, or JSON lines)').conflicts('namespace'))
     .option('--sort-by-key', 'sort namespaces, flags, segments and variants by key')
-    .option('-o, --output <file>', 'write to a file (.yml, .yaml or .json) instead of stdout')
-    .option('-a, --address <url>', 'export from a running server instead of the database')
+    .addOption(outputFileOption())
+    .addOption(addressOption('export from a running server (e.g. http://localhost:8080) instead of the database'))
     .option('-t, --token <token>', 'client token for --address')
-    .action(async (options: RemoteOptions & { namespace: string[]; allNamespaces?: boolean; sortByKey?: boolean; output?: string }, command: Command) => {
+    .action(async (options: RemoteOptions & { namespace?: string[]; allNamespaces?: boolean; sortByKey?: boolean; output?: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
         const { exportDocuments, encodeDocuments, exportHeader } = await import('../internal/ext');
@@ -101,7 +101,7 @@ export function flagCommand(program: Command): void {
         let text: string;
         try {
           const documents = await exportDocuments(store, {
-            namespaces: options.namespace.length > 0 ? options.namespace : ['default'],
+            namespaces: options.namespace ?? ['default'],
             allNamespaces: options.allNamespaces,
             sortByKey: options.sortByKey,
           }).catch((err: unknown) => {
@@ -131,7 +131,7 @@ export function flagCommand(program: Command): void {
     .option('--skip-existing', 'leave flags and segments that already exist as they are')
     .addOption(new Option('--format <format>', 'the encoding of stdin').choices(['yaml', 'json']).default('yaml'))
     .option('--json', 'print what was imported as JSON')
-    .option('-a, --address <url>', 'import into a running server instead of the database')
+    .addOption(addressOption('import into a running server (e.g. http://localhost:8080) instead of the database'))
     .option('-t, --token <token>', 'client token for --address')
     .action(async (file: string, options: RemoteOptions & { drop?: boolean; skipExisting?: boolean; format: Encoding; json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
@@ -161,7 +161,7 @@ export function flagCommand(program: Command): void {
         if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         process.stderr.write(`${summary(result)}${remote ? '' : ' (one transaction)'}\n`);
       } catch (err) {
-        fail(err, globals);
+        fail(err, globals, (e) => (e instanceof Error && / is not unique\b/.test(e.message) ? 'add --skip-existing to keep what already exists, or --drop to replace everything' : null));
       }
     });
 }

@@ -5,7 +5,7 @@ import { parseDuration } from '../internal/config/duration';
 import { parseGoDateTime } from '../internal/core/goparse';
 import type { Authentication } from '../internal/core';
 import type { authenticationJson } from '../internal/server/wire/auth';
-import { configFrom, fail, type GlobalOptions } from './common';
+import { addressOption, configFrom, fail, type GlobalOptions } from './common';
 
 /**
  * `pennon token create|list|delete`: API client tokens, against the configured database (so
@@ -63,7 +63,7 @@ const toJson = async (a: Authentication): Promise<AuthJson> => (await import('..
 
 function addRemoteOptions(command: Command): Command {
   return command
-    .option('-a, --address <url>', 'work against a running server (e.g. http://localhost:8080) instead of the database')
+    .addOption(addressOption('work against a running server (e.g. http://localhost:8080) instead of the database'))
     .option('-t, --token <token>', 'client token for --address')
     .option('--json', 'print JSON');
 }

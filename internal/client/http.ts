@@ -7,7 +7,11 @@ import { request } from 'undici';
 export class ApiError extends Error {
   constructor(
     message: string,
+    /** The HTTP status; 0 when no answer came. */
     readonly status: number,
+    /** The server's address, and why it could not be reached (ECONNREFUSED, …): for hints. */
+    readonly address = '',
+    readonly code = '',
   ) {
     super(message);
     this.name = 'ApiError';
@@ -51,7 +55,7 @@ export class HttpApi {
       });
     } catch (err) {
       const code = (err as { code?: string }).code ?? (err as Error).message;
-      throw new ApiError(`cannot reach ${this.base}: ${code}`, 0);
+      throw new ApiError(`cannot reach ${this.base}: ${code}`, 0, this.base, code);
     }
     const text = await res.body.text();
     let parsed: unknown;
@@ -62,7 +66,7 @@ export class HttpApi {
     }
     if (res.statusCode !== 200) {
       const message = (parsed as { message?: string; errorDetails?: string } | undefined)?.message ?? (parsed as { errorDetails?: string } | undefined)?.errorDetails;
-      throw new ApiError(`${this.base} answered ${res.statusCode}${message ? `: ${message}` : ''}`, res.statusCode);
+      throw new ApiError(`${this.base} answered ${res.statusCode}${message ? `: ${message}` : ''}`, res.statusCode, this.base);
     }
     return parsed as T;
   }

@@ -76,7 +76,7 @@ describe('pennon token and the bootstrap token (the built CLI)', () => {
 
       const refused = await pennon(['token', 'list', '--address', address, '--token', 'wrong']);
       expect(refused.exitCode).toBe(1);
-      expect(refused.stderr.trim()).toBe(`pennon: ${address} answered 401: request was not authenticated`);
+      expect(refused.stderr.trim()).toBe(`pennon: ${address} answered 401: request was not authenticated\nhint: pass --token with a client token the server accepts (\`pennon token create\` makes one)`);
     } finally {
       server.kill('SIGTERM');
       await server;
