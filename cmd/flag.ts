@@ -136,7 +136,7 @@ export function flagCommand(program: Command): void {
     .action(async (file: string, options: RemoteOptions & { drop?: boolean; skipExisting?: boolean; format: Encoding; json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
-        const { decodeDocuments, importStream } = await import('../internal/ext');
+        const { decodeDocuments, importStream, warningLines } = await import('../internal/ext');
         let text: string;
         try {
           text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
@@ -145,6 +145,7 @@ export function flagCommand(program: Command): void {
         }
         // Everything is decoded and checked before anything is written.
         const stream = decodeDocuments(text, { encoding: file === '-' ? options.format : encodingOfPath(file, 'yaml'), maxVersion: '1.4' });
+        for (const line of warningLines(stream.warnings)) process.stderr.write(`warning: ${line}\n`);
         const { store, close, remote } = await target(options, globals, 'import');
         const bar = await progressBar();
         let result: ImportResult;

@@ -1,5 +1,6 @@
 import type { Document, Encoding } from './document';
-import { ExtError } from './errors';
+import { ExtError, type ExtWarning } from './errors';
+import { excerpt, jsonErrorOffset, positionOf } from './excerpt';
 import { lineOf, sourceOf } from './positions';
 import { DocumentReader } from './read';
 import { isSupported, parseTolerant, v, type Version } from './version';
@@ -18,6 +19,8 @@ export interface DecodedStream {
   /** The first document's version (the newest supported one when it names none). */
   version: Version;
   documents: Document[];
+  /** Keys the format does not know, which were ignored (each with its document and line). */
+  warnings: ExtWarning[];
 }
 
 /**
@@ -30,6 +33,7 @@ export function decodeDocuments(text: string, options: DecodeOptions): DecodedSt
   const raws = options.encoding === 'json' ? parseJsonStream(text) : parseYamlStream(text);
   let version = v(maxVersion);
   const documents: Document[] = [];
+  const warnings: ExtWarning[] = [];
   for (const [i, raw] of raws.entries()) {
     if (i === 0) version = versionOf(raw, maxVersion);
     const reader = new DocumentReader({
@@ -37,10 +41,12 @@ export function decodeDocuments(text: string, options: DecodeOptions): DecodedSt
       version,
       strict: options.strict ?? false,
       fallbackLine: raw.singleLine ? raw.line : undefined,
+      startLine: raw.line,
     });
     documents.push(reader.read(raw.value));
+    warnings.push(...reader.warnings);
   }
-  return { version, documents };
+  return { version, documents, warnings };
 }
 
 function versionOf(raw: RawDocument, maxVersion: string): Version {
@@ -94,9 +100,15 @@ export function parseJsonStream(input: string): RawDocument[] {
       value = JSON.parse(slice);
     } catch (err) {
       const message = (err as Error).message;
-      const at = /position (\d+)/.exec(message);
-      const errorLine = at ? startLine + countLines(slice, Number(at[1])) : startLine;
-      throw new ExtError(`unmarshalling document: json: ${message.replace(/ in JSON at position \d+.*$/, '')}`, { document: out.length + 1, line: errorLine });
+      const given = /position (\d+)/.exec(message);
+      const offset = given ? Number(given[1]) : jsonErrorOffset(slice);
+      const { line: errorLine, column } = offset >= 0 ? positionOf(text, start + offset) : { line: startLine, column: undefined };
+      throw new ExtError(
+        `unmarshalling document: json: ${message.replace(/ in JSON at position \d+.*$/, '')}`,
+        { document: out.length + 1, line: errorLine + lineOffset },
+        'invalid',
+        excerpt(text, errorLine, column),
+      );
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       const what = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;

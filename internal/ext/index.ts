@@ -7,7 +7,19 @@ export type * from './document';
 export { encodingOf, namespaceKeyOf } from './document';
 export { decodeDocuments, parseJsonStream, type DecodeOptions, type DecodedStream } from './decode';
 export { encodeDocuments, exportHeader } from './encode';
-export { ExtError, PartialImportError, describeCounts, describeLocation, totalOf, zeroCounts, type ExtLocation, type ImportCounts } from './errors';
+export {
+  ExtError,
+  PartialImportError,
+  describeCounts,
+  describeLocation,
+  describeWarning,
+  totalOf,
+  warningLines,
+  zeroCounts,
+  type ExtLocation,
+  type ExtWarning,
+  type ImportCounts,
+} from './errors';
 export { exportDocuments, type ExportOptions, type ExportSource } from './exporter';
 export {
   applyPlan,

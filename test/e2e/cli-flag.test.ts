@@ -164,7 +164,7 @@ describe('pennon flag import / export (the built CLI)', () => {
     });
     const garbage = await pennon(['flag', 'import', '-', '--format', 'json'], { env, input: '{"flags": [' });
     expect(garbage.exitCode).toBe(1);
-    expect(garbage.stderr).toMatch(/^pennon: [^\n]+$/);
+    expect(garbage.stderr).toBe('pennon: unmarshalling document: json: Unexpected end of JSON input (document 1, line 1)\n  1 | {"flags": [\n    |            ^');
   });
 
   it('exports to files, every namespace, sorted, and chosen namespaces', async () => {
