@@ -1,14 +1,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { BulkRequest } from '../internal/client';
 import type { ExportSource, ImportResult, ImportTarget } from '../internal/ext';
 import { addressOption, configFrom, fail, outputFileOption, type GlobalOptions } from './common';
 import { VERSION } from './version';
 
 /**
  * `pennon flag export` / `pennon flag import`: Flipt's document format (version 1.4), against
- * the configured database (one transaction: all or nothing) or a running server (--address;
- * the whole stream is validated before the first write). Data on stdout, messages on stderr.
+ * the configured database (one transaction: all or nothing) or a running server (--address:
+ * an import goes to its bulk import route, one transaction there too; a server without that
+ * route gets one request per object, validated whole first but not atomic). Data on stdout,
+ * messages on stderr.
  */
 
 interface RemoteOptions {
@@ -62,6 +65,27 @@ function summary(result: ImportResult): string {
     .map(([kind, n]) => `${n} ${n === 1 ? kind.replace(/s$/, '') : kind}`);
   const skipped = result.skipped.flags.length + result.skipped.segments.length;
   return `imported ${parts.length > 0 ? parts.join(', ') : 'nothing'}${skipped > 0 ? `; skipped ${skipped} existing` : ''}${result.dropped.length > 0 ? `; dropped ${result.dropped.join(', ')}` : ''}`;
+}
+
+/**
+ * `--address`: the whole stream in one request to the server's bulk import route, written there
+ * in one transaction; null when the server has no such route (Flipt), after saying — before
+ * anything is written — that the object-by-object import that follows is not atomic.
+ */
+async function importInOneRequest(options: RemoteOptions, text: string, request: BulkRequest, namespaces: string[]): Promise<ImportResult | null> {
+  const { HttpApi, bulkImportPath, hasBulkImport, sendBulkImport } = await import('../internal/client');
+  const api = new HttpApi({ address: options.address!, token: options.token });
+  const path = bulkImportPath(namespaces, request.drop);
+  if (!(await hasBulkImport(api, path))) {
+    process.stderr.write(
+      `warning: ${api.address} has no bulk import route (a Flipt server, or an older Pennon): importing one object per request, ` +
+        'which is NOT atomic — a failure or an interruption leaves what was created so far' +
+        `${request.drop ? ', and --drop will have deleted every namespace first' : ''}\n`,
+    );
+    return null;
+  }
+  const { created, skipped, dropped } = await sendBulkImport(api, path, text, request);
+  return { created, skipped, dropped };
 }
 
 /** A progress bar on stderr, only for a terminal and a large import. */
@@ -136,7 +160,7 @@ export function flagCommand(program: Command): void {
     .action(async (file: string, options: RemoteOptions & { drop?: boolean; skipExisting?: boolean; format: Encoding; json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
-        const { decodeDocuments, importStream, warningLines } = await import('../internal/ext');
+        const { decodeDocuments, importStream, namespacesOf, warningLines } = await import('../internal/ext');
         let text: string;
         try {
           text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
@@ -144,8 +168,17 @@ export function flagCommand(program: Command): void {
           throw new Error(`cannot read ${file === '-' ? 'stdin' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
         }
         // Everything is decoded and checked before anything is written.
-        const stream = decodeDocuments(text, { encoding: file === '-' ? options.format : encodingOfPath(file, 'yaml'), maxVersion: '1.4' });
+        const encoding = file === '-' ? options.format : encodingOfPath(file, 'yaml');
+        const stream = decodeDocuments(text, { encoding, maxVersion: '1.4' });
         for (const line of warningLines(stream.warnings)) process.stderr.write(`warning: ${line}\n`);
+        if (options.address) {
+          const bulk = await importInOneRequest(options, text, { encoding, drop: options.drop ?? false, skipExisting: options.skipExisting ?? false }, namespacesOf(stream));
+          if (bulk) {
+            if (options.json) process.stdout.write(`${JSON.stringify(bulk, null, 2)}\n`);
+            process.stderr.write(`${summary(bulk)} (one transaction)\n`);
+            return;
+          }
+        }
         const { store, close, remote } = await target(options, globals, 'import');
         const bar = await progressBar();
         let result: ImportResult;
