@@ -116,6 +116,10 @@ export function parseJsonStream(input: string): RawDocument[] {
         throw new ExtError(`unmarshalling document: json: cannot unmarshal ${what} into a document`, { document: out.length + 1, line: startLine });
       }
     }
+    if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+      // JSON.parse takes any depth, but what reads the value later recurses (a stack overflow, not an answer).
+      throw new ExtError(`unmarshalling document: json: the document nests more than ${MAX_JSON_DEPTH} levels deep`, { document: out.length + 1, line: startLine });
+    }
     const lines = countLines(slice, slice.length);
     line += lines;
     // In a one-line document (JSON lines) every field is on the document's line.
@@ -123,6 +127,21 @@ export function parseJsonStream(input: string): RawDocument[] {
     i = end;
   }
   return out;
+}
+
+/** As deep as the YAML readers allow (yaml-tree.ts). */
+const MAX_JSON_DEPTH = 256;
+
+/** Whether maps and lists in `value` nest deeper than `max`, found without recursing. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function countLines(text: string, upTo: number): number {

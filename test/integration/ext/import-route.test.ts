@@ -123,6 +123,15 @@ describe('the bulk import route', () => {
     expect(invalid.body.message).toMatch(/nowhere.*\(document 1, namespace "default", flag "a", field rules\[0\]\.segment, line 5\)$/);
   });
 
+  it('answers a document nested too deeply with a 400, never a 500', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const json = await importing('/api/v1/import?format=json', `{"flags": [{"key": "f", "name": "F", "variants": [{"key": "v", "attachment": ${deep}}]}]}`);
+    expect([json.status, json.body.message]).toEqual([400, 'unmarshalling document: json: the document nests more than 256 levels deep (document 1, line 1)']);
+    const yaml = await importing('/api/v1/import', `flags:\n- key: f\n  name: F\n  variants:\n  - key: v\n    attachment: ${deep}\n`);
+    expect(yaml.status).toBe(400);
+    expect(await flagKeys('default')).toEqual([]);
+  });
+
   it('takes a stream larger than the API\'s body limit (server.max_body_bytes)', async () => {
     const flags = Array.from({ length: 12_000 }, (_, i) => `- key: flag_${i}\n  name: Flag number ${i} of a large import\n  description: ${'x'.repeat(40)}`);
     const body = `flags:\n${flags.join('\n')}\n`;
