@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { HttpApi } from '../internal/client';
 import type { NamespaceData } from '../internal/core';
 import type { Context } from '../internal/evaluation';
-import { configFrom, fail, type GlobalOptions } from './common';
+import { addressOption, configFrom, fail, type GlobalOptions } from './common';
 
 interface EvaluateOptions {
   entityId?: string;
@@ -29,22 +29,24 @@ function contextOf(pairs: string[]): Context {
   return context;
 }
 
-/** The namespace's data: read from the configured database, or from a server's API. */
-async function load(options: EvaluateOptions, flagKey: string, globals: GlobalOptions): Promise<{ data: NamespaceData; api?: HttpApi }> {
-  const { notFound, systemClock } = await import('../internal/core');
+/**
+ * The namespace's data: read from the configured database (which must exist: nothing is
+ * created for a read), or from a server's API. `where` names what was read, for "not found".
+ */
+async function load(options: EvaluateOptions, flagKey: string, globals: GlobalOptions): Promise<{ data: NamespaceData | null; where: string; api?: HttpApi }> {
+  const { systemClock } = await import('../internal/core');
   if (options.address) {
     const { HttpApi, fetchFlagData } = await import('../internal/client');
     const api = new HttpApi({ address: options.address, token: options.token });
-    return { data: await fetchFlagData(api, options.namespace, flagKey), api };
+    return { data: await fetchFlagData(api, options.namespace, flagKey), where: options.address, api };
   }
   const { config } = await configFrom(globals);
-  const { openPreparedStore } = await import('../internal/service/database');
-  const { connection, store } = await openPreparedStore(config.db, systemClock());
+  const { openExistingStore } = await import('../internal/service/database');
+  const { connection, store } = await openExistingStore(config.db, systemClock());
   try {
     // Only this flag (and the segments it uses): a namespace of 10,000 flags reads as fast as one of ten.
     const data = (await store.loadFlags(options.namespace, [flagKey], [])) ?? (await store.loadNamespace(options.namespace));
-    if (!data) throw notFound(`flag "${options.namespace}/${flagKey}" not found`);
-    return { data };
+    return { data, where: connection.describe };
   } finally {
     await connection.close();
   }
@@ -59,7 +61,7 @@ export function evaluateCommand(program: Command): void {
     .option('-c, --context <key=value>', 'a context value (repeatable)', contextPair, [])
     .option('-n, --namespace <key>', 'the namespace', 'default')
     .option('-r, --request-id <id>', 'the request id to report')
-    .option('-a, --address <url>', 'evaluate on a running server (e.g. http://localhost:8080) instead of the database')
+    .addOption(addressOption('evaluate on a running server (e.g. http://localhost:8080) instead of the database'))
     .option('-t, --token <token>', 'client token for --address')
     .option('--json', 'print the /evaluate/v1 response as JSON')
     .action(async (flagKey: string, options: EvaluateOptions, command: Command) => {
@@ -68,12 +70,12 @@ export function evaluateCommand(program: Command): void {
         const started = performance.now();
         const entityId = options.entityId ?? randomUUID();
         const context = contextOf(options.context);
-        const { data, api } = await load(options, flagKey, globals);
+        const { data, where, api } = await load(options, flagKey, globals);
         const { notFound } = await import('../internal/core');
         const { compileNamespace, evaluateBoolean, evaluateVariant, explain, newTrace } = await import('../internal/evaluation');
         const { booleanResponse, timing, variantResponse } = await import('../internal/server/wire/evaluation');
-        const flag = compileNamespace(data).flags.get(flagKey);
-        if (!flag) throw notFound(`flag "${options.namespace}/${flagKey}" not found`);
+        const flag = data && compileNamespace(data).flags.get(flagKey);
+        if (!flag) throw notFound(`flag "${options.namespace}/${flagKey}" not found in ${where}`);
 
         const trace = newTrace();
         const isBoolean = flag.type === 'BOOLEAN_FLAG_TYPE';

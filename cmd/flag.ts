@@ -1,14 +1,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { BulkRequest } from '../internal/client';
 import type { ExportSource, ImportResult, ImportTarget } from '../internal/ext';
-import { configFrom, fail, type GlobalOptions } from './common';
+import { addressOption, configFrom, fail, outputFileOption, type GlobalOptions } from './common';
 import { VERSION } from './version';
 
 /**
  * `pennon flag export` / `pennon flag import`: Flipt's document format (version 1.4), against
- * the configured database (one transaction: all or nothing) or a running server (--address;
- * the whole stream is validated before the first write). Data on stdout, messages on stderr.
+ * the configured database (one transaction: all or nothing) or a running server (--address:
+ * an import goes to its bulk import route, one transaction there too; a server without that
+ * route gets one request per object, validated whole first but not atomic). Data on stdout,
+ * messages on stderr.
  */
 
 interface RemoteOptions {
@@ -18,10 +21,10 @@ interface RemoteOptions {
 
 type Encoding = 'yaml' | 'json';
 
-function namespaceList(value: string, previous: string[]): string[] {
+function namespaceList(value: string, previous: string[] | undefined): string[] {
   const keys = value.split(',').map((k) => k.trim()).filter((k) => k !== '');
   if (keys.length === 0) throw new InvalidArgumentError('give a namespace key');
-  return [...previous, ...keys];
+  return [...(previous ?? []), ...keys];
 }
 
 function encodingOfPath(path: string | undefined, fallback: Encoding): Encoding {
@@ -31,16 +34,29 @@ function encodingOfPath(path: string | undefined, fallback: Encoding): Encoding 
   return fallback;
 }
 
-/** The store to work on, and how to let it go. */
-async function target(options: RemoteOptions, globals: GlobalOptions): Promise<{ store: ImportTarget & ExportSource; close: () => Promise<void>; remote: boolean }> {
+/**
+ * The store to work on, what it is (for messages), and how to let it go. An import may create
+ * the database (and migrate it); an export reads an existing one only.
+ */
+async function target(
+  options: RemoteOptions,
+  globals: GlobalOptions,
+  mode: 'import' | 'export',
+): Promise<{ store: ImportTarget & ExportSource; where: string; close: () => Promise<void>; remote: boolean }> {
   if (options.address) {
     const { HttpApi, HttpStore } = await import('../internal/client');
-    return { store: new HttpStore(new HttpApi({ address: options.address, token: options.token })), close: async () => undefined, remote: true };
+    return { store: new HttpStore(new HttpApi({ address: options.address, token: options.token })), where: options.address, close: async () => undefined, remote: true };
   }
   const { config } = await configFrom(globals);
-  const [{ systemClock }, { openPreparedStore }] = await Promise.all([import('../internal/core/clock'), import('../internal/service/database')]);
-  const { connection, store } = await openPreparedStore(config.db, systemClock());
-  return { store, close: () => connection.close(), remote: false };
+  const [{ systemClock }, { openPreparedStore, openExistingStore }] = await Promise.all([import('../internal/core/clock'), import('../internal/service/database')]);
+  const { connection, store } = await (mode === 'import' ? openPreparedStore : openExistingStore)(config.db, systemClock());
+  return { store, where: connection.describe, close: () => connection.close(), remote: false };
+}
+
+/** "namespace "x" not found" → "… not found in sqlite /path/pennon.db": which database was read. */
+function naming(err: unknown, where: string): unknown {
+  if ((err as { kind?: string }).kind !== 'not_found' || !(err instanceof Error) || err.message.includes(where)) return err;
+  return new Error(`${err.message} in ${where}`, { cause: err });
 }
 
 function summary(result: ImportResult): string {
@@ -49,6 +65,27 @@ function summary(result: ImportResult): string {
     .map(([kind, n]) => `${n} ${n === 1 ? kind.replace(/s$/, '') : kind}`);
   const skipped = result.skipped.flags.length + result.skipped.segments.length;
   return `imported ${parts.length > 0 ? parts.join(', ') : 'nothing'}${skipped > 0 ? `; skipped ${skipped} existing` : ''}${result.dropped.length > 0 ? `; dropped ${result.dropped.join(', ')}` : ''}`;
+}
+
+/**
+ * `--address`: the whole stream in one request to the server's bulk import route, written there
+ * in one transaction; null when the server has no such route (Flipt), after saying — before
+ * anything is written — that the object-by-object import that follows is not atomic.
+ */
+async function importInOneRequest(options: RemoteOptions, text: string, request: BulkRequest, namespaces: string[]): Promise<ImportResult | null> {
+  const { HttpApi, bulkImportPath, hasBulkImport, sendBulkImport } = await import('../internal/client');
+  const api = new HttpApi({ address: options.address!, token: options.token });
+  const path = bulkImportPath(namespaces, request.drop);
+  if (!(await hasBulkImport(api, path))) {
+    process.stderr.write(
+      `warning: ${api.address} has no bulk import route (a Flipt server, or an older Pennon): importing one object per request, ` +
+        'which is NOT atomic — a failure or an interruption leaves what was created so far' +
+        `${request.drop ? ', and --drop will have deleted every namespace first' : ''}\n`,
+    );
+    return null;
+  }
+  const { created, skipped, dropped } = await sendBulkImport(api, path, text, request);
+  return { created, skipped, dropped };
 }
 
 /** A progress bar on stderr, only for a terminal and a large import. */
@@ -74,23 +111,25 @@ export function flagCommand(program: Command): void {
   flag
     .command('export')
     .description('write namespaces as Flipt documents (YAML, or JSON by the file extension)')
-    .option('-n, --namespace <keys>', 'namespace(s) to export: repeat or give a comma list (default: default)', namespaceList, [])
+    .option('-n, --namespace <keys>', 'namespace(s) to export: repeat or give a comma list (default: default)', namespaceList)
     .addOption(new Option('--all-namespaces', 'export every namespace (a YAML stream, or JSON lines)').conflicts('namespace'))
     .option('--sort-by-key', 'sort namespaces, flags, segments and variants by key')
-    .option('-o, --output <file>', 'write to a file (.yml, .yaml or .json) instead of stdout')
-    .option('-a, --address <url>', 'export from a running server instead of the database')
+    .addOption(outputFileOption())
+    .addOption(addressOption('export from a running server (e.g. http://localhost:8080) instead of the database'))
     .option('-t, --token <token>', 'client token for --address')
-    .action(async (options: RemoteOptions & { namespace: string[]; allNamespaces?: boolean; sortByKey?: boolean; output?: string }, command: Command) => {
+    .action(async (options: RemoteOptions & { namespace?: string[]; allNamespaces?: boolean; sortByKey?: boolean; output?: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
         const { exportDocuments, encodeDocuments, exportHeader } = await import('../internal/ext');
-        const { store, close } = await target(options, globals);
+        const { store, where, close } = await target(options, globals, 'export');
         let text: string;
         try {
           const documents = await exportDocuments(store, {
-            namespaces: options.namespace.length > 0 ? options.namespace : ['default'],
+            namespaces: options.namespace ?? ['default'],
             allNamespaces: options.allNamespaces,
             sortByKey: options.sortByKey,
+          }).catch((err: unknown) => {
+            throw naming(err, where);
           });
           text = encodeDocuments(documents, encodingOfPath(options.output, 'yaml'));
         } finally {
@@ -116,12 +155,12 @@ export function flagCommand(program: Command): void {
     .option('--skip-existing', 'leave flags and segments that already exist as they are')
     .addOption(new Option('--format <format>', 'the encoding of stdin').choices(['yaml', 'json']).default('yaml'))
     .option('--json', 'print what was imported as JSON')
-    .option('-a, --address <url>', 'import into a running server instead of the database')
+    .addOption(addressOption('import into a running server (e.g. http://localhost:8080) instead of the database'))
     .option('-t, --token <token>', 'client token for --address')
     .action(async (file: string, options: RemoteOptions & { drop?: boolean; skipExisting?: boolean; format: Encoding; json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
-        const { decodeDocuments, importStream } = await import('../internal/ext');
+        const { decodeDocuments, importStream, namespacesOf, warningLines } = await import('../internal/ext');
         let text: string;
         try {
           text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
@@ -129,8 +168,18 @@ export function flagCommand(program: Command): void {
           throw new Error(`cannot read ${file === '-' ? 'stdin' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
         }
         // Everything is decoded and checked before anything is written.
-        const stream = decodeDocuments(text, { encoding: file === '-' ? options.format : encodingOfPath(file, 'yaml'), maxVersion: '1.4' });
-        const { store, close, remote } = await target(options, globals);
+        const encoding = file === '-' ? options.format : encodingOfPath(file, 'yaml');
+        const stream = decodeDocuments(text, { encoding, maxVersion: '1.4' });
+        for (const line of warningLines(stream.warnings)) process.stderr.write(`warning: ${line}\n`);
+        if (options.address) {
+          const bulk = await importInOneRequest(options, text, { encoding, drop: options.drop ?? false, skipExisting: options.skipExisting ?? false }, namespacesOf(stream));
+          if (bulk) {
+            if (options.json) process.stdout.write(`${JSON.stringify(bulk, null, 2)}\n`);
+            process.stderr.write(`${summary(bulk)} (one transaction)\n`);
+            return;
+          }
+        }
+        const { store, close, remote } = await target(options, globals, 'import');
         const bar = await progressBar();
         let result: ImportResult;
         try {
@@ -146,7 +195,7 @@ export function flagCommand(program: Command): void {
         if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         process.stderr.write(`${summary(result)}${remote ? '' : ' (one transaction)'}\n`);
       } catch (err) {
-        fail(err, globals);
+        fail(err, globals, (e) => (e instanceof Error && / is not unique\b/.test(e.message) ? 'add --skip-existing to keep what already exists, or --drop to replace everything' : null));
       }
     });
 }

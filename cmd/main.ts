@@ -16,6 +16,9 @@ export function buildProgram(): Command {
     .option('--config <path>', 'configuration file (YAML); PENNON_* environment variables override it')
     .option('--verbose', 'show stack traces on errors')
     .showHelpAfterError('(run with --help for usage)')
+    // Every command's --help lists --config and --verbose too (set before the commands are added: they inherit it).
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({ outputError: (text, write) => write(suggestNested(program, text)) })
     .exitOverride();
   serveCommand(program);
   migrateCommand(program);
@@ -25,6 +28,18 @@ export function buildProgram(): Command {
   configCommand(program);
   versionCommand(program);
   return program;
+}
+
+/**
+ * Commander suggests only commands of the level it was given: `pennon validate` got "Did you
+ * mean evaluate?". A name that is a subcommand one level down is the better suggestion.
+ */
+function suggestNested(program: Command, text: string): string {
+  const unknown = /^error: unknown command '([^']+)'/.exec(text)?.[1];
+  if (unknown === undefined) return text;
+  const nested = program.commands.flatMap((parent) => parent.commands.filter((c) => c.name() === unknown).map((c) => `${parent.name()} ${c.name()}`));
+  if (nested.length === 0) return text;
+  return `error: unknown command '${unknown}'\n(Did you mean ${nested.join(' or ')}?)\n`;
 }
 
 export async function main(argv: string[]): Promise<void> {

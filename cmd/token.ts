@@ -5,7 +5,7 @@ import { parseDuration } from '../internal/config/duration';
 import { parseGoDateTime } from '../internal/core/goparse';
 import type { Authentication } from '../internal/core';
 import type { authenticationJson } from '../internal/server/wire/auth';
-import { configFrom, fail, type GlobalOptions } from './common';
+import { addressOption, configFrom, fail, type GlobalOptions } from './common';
 
 /**
  * `pennon token create|list|delete`: API client tokens, against the configured database (so
@@ -33,18 +33,22 @@ function duration(value: string): number {
   return ms;
 }
 
-/** Runs `fn` with an AuthService over the configured database. */
-async function inProcess<T>(globals: GlobalOptions, fn: (auth: AuthService) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with an AuthService over the configured database; `where` names it. Only `create`
+ * may make (and migrate) a database, so that CI can create a token before the first `serve`;
+ * list and delete read an existing one.
+ */
+async function inProcess<T>(globals: GlobalOptions, mode: 'create' | 'existing', fn: (auth: AuthService, where: string) => Promise<T>): Promise<T> {
   const { config } = await configFrom(globals);
-  const [{ systemClock }, { openPreparedStore }, { AuthService }] = await Promise.all([
+  const [{ systemClock }, { openPreparedStore, openExistingStore }, { AuthService }] = await Promise.all([
     import('../internal/core/clock'),
     import('../internal/service/database'),
     import('../internal/auth'),
   ]);
   const clock = systemClock();
-  const { connection, store } = await openPreparedStore(config.db, clock);
+  const { connection, store } = await (mode === 'create' ? openPreparedStore : openExistingStore)(config.db, clock);
   try {
-    return await fn(new AuthService(store, clock));
+    return await fn(new AuthService(store, clock), connection.describe);
   } finally {
     await connection.close();
   }
@@ -59,7 +63,7 @@ const toJson = async (a: Authentication): Promise<AuthJson> => (await import('..
 
 function addRemoteOptions(command: Command): Command {
   return command
-    .option('-a, --address <url>', 'work against a running server (e.g. http://localhost:8080) instead of the database')
+    .addOption(addressOption('work against a running server (e.g. http://localhost:8080) instead of the database'))
     .option('-t, --token <token>', 'client token for --address')
     .option('--json', 'print JSON');
 }
@@ -105,7 +109,7 @@ export function tokenCommand(program: Command): void {
             expiresAt: expiresAt === null ? undefined : new Date(expiresAt / 1000).toISOString(),
           });
         } else {
-          const made: CreatedToken = await inProcess(globals, (auth) => auth.createToken(request));
+          const made: CreatedToken = await inProcess(globals, 'create', (auth) => auth.createToken(request));
           created = { clientToken: made.clientToken, authentication: await toJson(made.authentication) };
         }
         process.stdout.write(options.json ? `${JSON.stringify(created, null, 2)}\n` : `${created.clientToken}\n`);
@@ -130,7 +134,7 @@ export function tokenCommand(program: Command): void {
           pageToken = page.nextPageToken;
         } while (pageToken !== '');
       } else {
-        await inProcess(globals, async (auth) => {
+        await inProcess(globals, 'existing', async (auth) => {
           let pageToken = '';
           do {
             const page: { items: Authentication[]; nextPageToken: string } = await auth.list('METHOD_TOKEN', 100, pageToken);
@@ -150,8 +154,24 @@ export function tokenCommand(program: Command): void {
     async (id: string, options: RemoteOptions, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
-        if (options.address) await (await remote(options)).call('DELETE', `/auth/v1/tokens/${encodeURIComponent(id)}`);
-        else await inProcess(globals, (auth) => auth.delete(id));
+        if (options.address) {
+          // Flipt answers a delete of an unknown id with success, so ask first.
+          const api = await remote(options);
+          const path = `/auth/v1/tokens/${encodeURIComponent(id)}`;
+          const found = await api.get(path).then(
+            () => true,
+            (err: unknown) => {
+              if ((err as { status?: number }).status === 404) return false;
+              throw err;
+            },
+          );
+          if (!found) throw new Error(`token ${JSON.stringify(id)} not found on ${options.address}`);
+          await api.call('DELETE', path);
+        } else {
+          await inProcess(globals, 'existing', async (auth, where) => {
+            if (!(await auth.delete(id))) throw new Error(`token ${JSON.stringify(id)} not found in ${where}`);
+          });
+        }
         process.stderr.write(`deleted token ${id}\n`);
       } catch (err) {
         fail(err, globals);

@@ -69,11 +69,13 @@ export class AuthService {
     return auth;
   }
 
-  async delete(id: string): Promise<void> {
+  /** Deletes a token; false when there was none with that id (the API answers success all the same, as Flipt). */
+  async delete(id: string): Promise<boolean> {
     // Read first: a shared cache holds tokens by hash, so its entry can only be dropped by hash.
     const existing = await this.store.getAuthentication(id);
     await this.store.deleteAuthentication(id);
     this.onRevoked(id, existing?.hashedToken ?? null);
+    return existing !== null;
   }
 
   /** Sets an authentication's expiry (default: now), as `PUT /auth/v1/self/expire` does. */

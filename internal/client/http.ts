@@ -5,12 +5,23 @@ import { request } from 'undici';
  * Errors become one readable line: the server's message, or why the server could not be reached.
  */
 export class ApiError extends Error {
+  /** The server's address, and why it could not be reached (ECONNREFUSED, …): for hints. */
+  readonly address: string;
+  readonly code: string;
+  /** The `message` of the server's error body, as sent. */
+  readonly serverMessage: string;
+
   constructor(
     message: string,
+    /** The HTTP status; 0 when no answer came. */
     readonly status: number,
+    details: { address?: string; code?: string; serverMessage?: string } = {},
   ) {
     super(message);
     this.name = 'ApiError';
+    this.address = details.address ?? '';
+    this.code = details.code ?? '';
+    this.serverMessage = details.serverMessage ?? '';
   }
 }
 
@@ -19,6 +30,8 @@ export interface ApiClientOptions {
   token?: string;
   timeoutMs?: number;
 }
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export class HttpApi {
   private readonly base: string;
@@ -36,22 +49,38 @@ export class HttpApi {
     this.base = url.toString().replace(/\/+$/, '');
   }
 
-  async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  /** The server's address as used in requests and messages. */
+  get address(): string {
+    return this.base;
+  }
+
+  call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+    return this.send<T>(method, path, body === undefined ? undefined : { text: JSON.stringify(body), type: 'application/json' });
+  }
+
+  get<T>(path: string): Promise<T> {
+    return this.call<T>('GET', path);
+  }
+
+  post<T>(path: string, body: unknown): Promise<T> {
+    return this.call<T>('POST', path, body);
+  }
+
+  /** A body sent as it is (an import's document stream), waiting up to `timeoutMs` for the answer. */
+  postText<T>(path: string, text: string, type: string, timeoutMs: number): Promise<T> {
+    return this.send<T>('POST', path, { text, type }, timeoutMs);
+  }
+
+  private async send<T>(method: Method, path: string, body: { text: string; type: string } | undefined, timeoutMs = this.options.timeoutMs ?? 10_000): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (body !== undefined) headers['content-type'] = body.type;
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
     let res;
     try {
-      res = await request(this.base + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: this.options.timeoutMs ?? 10_000,
-        bodyTimeout: this.options.timeoutMs ?? 10_000,
-      });
+      res = await request(this.base + path, { method, headers, body: body?.text, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     } catch (err) {
       const code = (err as { code?: string }).code ?? (err as Error).message;
-      throw new ApiError(`cannot reach ${this.base}: ${code}`, 0);
+      throw new ApiError(`cannot reach ${this.base}: ${code}`, 0, { address: this.base, code });
     }
     const text = await res.body.text();
     let parsed: unknown;
@@ -62,16 +91,8 @@ export class HttpApi {
     }
     if (res.statusCode !== 200) {
       const message = (parsed as { message?: string; errorDetails?: string } | undefined)?.message ?? (parsed as { errorDetails?: string } | undefined)?.errorDetails;
-      throw new ApiError(`${this.base} answered ${res.statusCode}${message ? `: ${message}` : ''}`, res.statusCode);
+      throw new ApiError(`${this.base} answered ${res.statusCode}${message ? `: ${message}` : ''}`, res.statusCode, { address: this.base, serverMessage: message ?? '' });
     }
     return parsed as T;
-  }
-
-  get<T>(path: string): Promise<T> {
-    return this.call<T>('GET', path);
-  }
-
-  post<T>(path: string, body: unknown): Promise<T> {
-    return this.call<T>('POST', path, body);
   }
 }

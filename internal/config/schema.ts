@@ -56,6 +56,8 @@ const server = z.strictObject({
   shutdown_timeout: duration('5s'),
   /** Largest request body the API accepts (bytes); larger ones get 413 with Flipt's error body. */
   max_body_bytes: z.number().int().min(1024).default(1024 * 1024),
+  /** Largest document stream the bulk import route accepts (bytes): a whole export, so its own limit. */
+  max_import_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
 });
 
 const db = z.strictObject({

@@ -27,7 +27,9 @@ function segmentLines(segments: SegmentTrace[], indent: string): string[] {
 
 export function explain(flag: CompiledFlag, trace: FlagTrace, result: VariantResult | BooleanResult): string[] {
   const kind = flag.type === 'BOOLEAN_FLAG_TYPE' ? 'boolean' : 'variant';
-  const lines = [`flag ${flag.key} (${kind}, ${flag.enabled ? 'enabled' : 'disabled'})`];
+  // A boolean flag's `enabled` is its default value, not an off switch: rollouts still apply.
+  const state = kind === 'boolean' ? `${flag.enabled ? 'enabled' : 'disabled'}: answers its default value ${flag.enabled} unless a rollout matches` : flag.enabled ? 'enabled' : 'disabled';
+  const lines = [`flag ${flag.key} (${kind}, ${state})`];
   if (trace.steps.length === 0 && kind === 'variant' && flag.enabled) lines.push('  no rules');
   for (const step of trace.steps) {
     if (step.kind === 'threshold') {

@@ -1,5 +1,6 @@
 import type { Document, Encoding } from './document';
-import { ExtError } from './errors';
+import { ExtError, type ExtWarning } from './errors';
+import { excerpt, jsonErrorOffset, positionOf } from './excerpt';
 import { lineOf, sourceOf } from './positions';
 import { DocumentReader } from './read';
 import { isSupported, parseTolerant, v, type Version } from './version';
@@ -18,6 +19,8 @@ export interface DecodedStream {
   /** The first document's version (the newest supported one when it names none). */
   version: Version;
   documents: Document[];
+  /** Keys the format does not know, which were ignored (each with its document and line). */
+  warnings: ExtWarning[];
 }
 
 /**
@@ -30,6 +33,7 @@ export function decodeDocuments(text: string, options: DecodeOptions): DecodedSt
   const raws = options.encoding === 'json' ? parseJsonStream(text) : parseYamlStream(text);
   let version = v(maxVersion);
   const documents: Document[] = [];
+  const warnings: ExtWarning[] = [];
   for (const [i, raw] of raws.entries()) {
     if (i === 0) version = versionOf(raw, maxVersion);
     const reader = new DocumentReader({
@@ -37,10 +41,12 @@ export function decodeDocuments(text: string, options: DecodeOptions): DecodedSt
       version,
       strict: options.strict ?? false,
       fallbackLine: raw.singleLine ? raw.line : undefined,
+      startLine: raw.line,
     });
     documents.push(reader.read(raw.value));
+    warnings.push(...reader.warnings);
   }
-  return { version, documents };
+  return { version, documents, warnings };
 }
 
 function versionOf(raw: RawDocument, maxVersion: string): Version {
@@ -94,15 +100,25 @@ export function parseJsonStream(input: string): RawDocument[] {
       value = JSON.parse(slice);
     } catch (err) {
       const message = (err as Error).message;
-      const at = /position (\d+)/.exec(message);
-      const errorLine = at ? startLine + countLines(slice, Number(at[1])) : startLine;
-      throw new ExtError(`unmarshalling document: json: ${message.replace(/ in JSON at position \d+.*$/, '')}`, { document: out.length + 1, line: errorLine });
+      const given = /position (\d+)/.exec(message);
+      const offset = given ? Number(given[1]) : jsonErrorOffset(slice);
+      const { line: errorLine, column } = offset >= 0 ? positionOf(text, start + offset) : { line: startLine, column: undefined };
+      throw new ExtError(
+        `unmarshalling document: json: ${message.replace(/ in JSON at position \d+.*$/, '')}`,
+        { document: out.length + 1, line: errorLine + lineOffset },
+        'invalid',
+        excerpt(text, errorLine, column),
+      );
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       const what = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
       if (value !== null) {
         throw new ExtError(`unmarshalling document: json: cannot unmarshal ${what} into a document`, { document: out.length + 1, line: startLine });
       }
+    }
+    if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+      // JSON.parse takes any depth, but what reads the value later recurses (a stack overflow, not an answer).
+      throw new ExtError(`unmarshalling document: json: the document nests more than ${MAX_JSON_DEPTH} levels deep`, { document: out.length + 1, line: startLine });
     }
     const lines = countLines(slice, slice.length);
     line += lines;
@@ -111,6 +127,21 @@ export function parseJsonStream(input: string): RawDocument[] {
     i = end;
   }
   return out;
+}
+
+/** As deep as the YAML readers allow (yaml-tree.ts). */
+const MAX_JSON_DEPTH = 256;
+
+/** Whether maps and lists in `value` nest deeper than `max`, found without recursing. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function countLines(text: string, upTo: number): number {

@@ -23,6 +23,30 @@ export function describeLocation(at: ExtLocation): string {
   return parts.join(', ');
 }
 
+/** Something in a document that is imported all the same, but probably not what was meant: an unknown (misspelt) key. */
+export interface ExtWarning {
+  message: string;
+  location: ExtLocation;
+}
+
+export function describeWarning(warning: ExtWarning): string {
+  return `${warning.message} (${describeLocation(warning.location)})`;
+}
+
+/**
+ * The warnings as lines, at most `limit` of them in full; the rest summed up by message, so a
+ * file with the same slip in every flag says so in two lines instead of ten thousand.
+ */
+export function warningLines(warnings: readonly ExtWarning[], limit = 20): string[] {
+  const lines = warnings.slice(0, limit).map(describeWarning);
+  if (warnings.length <= limit) return lines;
+  const rest = new Map<string, number>();
+  for (const w of warnings.slice(limit)) rest.set(w.message, (rest.get(w.message) ?? 0) + 1);
+  const kinds = [...rest].sort((a, b) => b[1] - a[1]);
+  const counts = kinds.slice(0, 10).map(([message, n]) => `${message} ×${n}`).join('; ');
+  return [...lines, `… and ${warnings.length - limit} more: ${counts}${kinds.length > 10 ? '; …' : ''}`];
+}
+
 /**
  * A document that cannot be imported. `reason` is Flipt's own text where Flipt has one
  * (`unsupported version: 5.0`, `flag.type is supported in version >=1.1, found 1.0`, …), so
@@ -33,8 +57,10 @@ export class ExtError extends PennonError {
     readonly reason: string,
     readonly location: ExtLocation | null,
     kind: ErrorKind = 'invalid',
+    /** For a parse error: the line and a caret under the column (excerpt.ts), on lines of their own. */
+    readonly excerpt = '',
   ) {
-    super(kind, location ? `${reason} (${describeLocation(location)})` : reason);
+    super(kind, `${location ? `${reason} (${describeLocation(location)})` : reason}${excerpt === '' ? '' : `\n${excerpt}`}`);
     this.name = 'ExtError';
   }
 }

@@ -6,8 +6,21 @@
 export type * from './document';
 export { encodingOf, namespaceKeyOf } from './document';
 export { decodeDocuments, parseJsonStream, type DecodeOptions, type DecodedStream } from './decode';
+export { importBulk, type BulkImportOptions, type BulkImportResult } from './bulk';
 export { encodeDocuments, exportHeader } from './encode';
-export { ExtError, PartialImportError, describeCounts, describeLocation, totalOf, zeroCounts, type ExtLocation, type ImportCounts } from './errors';
+export {
+  ExtError,
+  PartialImportError,
+  describeCounts,
+  describeLocation,
+  describeWarning,
+  totalOf,
+  warningLines,
+  zeroCounts,
+  type ExtLocation,
+  type ExtWarning,
+  type ImportCounts,
+} from './errors';
 export { exportDocuments, type ExportOptions, type ExportSource } from './exporter';
 export {
   applyPlan,

@@ -1,14 +1,15 @@
 import type { Constraint, Distribution, Document, Flag, NamespaceRef, Rollout, Rule, Segment, SegmentKeys, Variant } from './document';
-import { ExtError, type ExtLocation } from './errors';
+import { ExtError, type ExtLocation, type ExtWarning } from './errors';
 import { goMarshal } from './json';
 import { lineOf, positionsOf, setIndex, setPositions, sourceOf } from './positions';
 import { GATES, gateError, type Version } from './version';
 
 /**
  * Reads one decoded document (plain data) into the document model, as Go's decoder fills
- * Flipt's structs: unknown keys ignored (refused when `strict`), scalars accepted for string
- * fields (their source text), numbers and booleans typed, null list entries skipped.
- * Positions are carried over to the model's objects so later checks can name lines.
+ * Flipt's structs: unknown keys ignored — each one reported as a warning (refused when
+ * `strict`) — scalars accepted for string fields (their source text), numbers and booleans
+ * typed, null list entries skipped. Positions are carried over to the model's objects so later
+ * checks can name lines. A document with no Flipt document shape at all is refused.
  */
 
 type Raw = Record<string, unknown>;
@@ -33,13 +34,21 @@ const FIELDS = {
   constraint: ['type', 'property', 'operator', 'value', 'description'],
 };
 
+/** Strings are cut short: a whole file read as one scalar must not come back whole in a message. */
+const QUOTED_MAX = 60;
+
 function describe(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a map';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'string') {
+    if (value.length <= QUOTED_MAX) return `the string ${JSON.stringify(value)}`;
+    return `the string ${JSON.stringify(value.slice(0, QUOTED_MAX)).slice(0, -1)}…" (${value.length} characters)`;
+  }
   return `${typeof value} ${String(value)}`;
 }
+
+const SHAPE = `a map with ${FIELDS.document.slice(0, -1).join(', ')} or ${FIELDS.document.at(-1)} at its top`;
 
 interface Where {
   namespace?: string;
@@ -56,21 +65,29 @@ export interface ReadOptions {
   strict: boolean;
   /** Line to report for every field when positions are unknown (a one-line JSON document). */
   fallbackLine?: number;
+  /** Line where the document starts, for what is wrong with the document as a whole. */
+  startLine?: number;
 }
 
 export class DocumentReader {
   private where: Where = {};
   private path: string[] = [];
+  /** Unknown keys met so far, in document order (when not `strict`). */
+  readonly warnings: ExtWarning[] = [];
 
   constructor(private readonly options: ReadOptions) {}
 
-  private fail(reason: string, parent?: object, key?: Key): never {
+  private location(parent?: object, key?: Key): ExtLocation {
     const field = this.path.join('.').replace(/\.\[/g, '[');
     const location: ExtLocation = { document: this.options.document, ...this.where };
     if (field !== '') location.field = field;
     const line = lineOf(parent, key) ?? this.options.fallbackLine;
     if (line !== undefined) location.line = line;
-    throw new ExtError(reason, location);
+    return location;
+  }
+
+  private fail(reason: string, parent?: object, key?: Key): never {
+    throw new ExtError(reason, this.location(parent, key));
   }
 
   /** Runs `fn` with `segment` appended to the field path. */
@@ -95,11 +112,12 @@ export class DocumentReader {
     return value as Raw;
   }
 
-  /** Strict reading refuses keys the schema does not know. */
+  /** Keys the schema does not know: refused when strict, else each one a warning (Flipt ignores them silently). */
   private closed(raw: Raw, kind: keyof typeof FIELDS): void {
-    if (!this.options.strict) return;
     for (const name of Object.keys(raw)) {
-      if (!FIELDS[kind].includes(name)) this.at(name, () => this.fail(`unmarshalling document: unknown field ${JSON.stringify(name)}`, raw, name));
+      if (FIELDS[kind].includes(name)) continue;
+      if (this.options.strict) this.at(name, () => this.fail(`unmarshalling document: unknown field ${JSON.stringify(name)}`, raw, name));
+      this.at(name, () => this.warnings.push({ message: `unknown key ${JSON.stringify(name)} ignored`, location: this.location(raw, name) }));
     }
   }
 
@@ -168,8 +186,12 @@ export class DocumentReader {
   }
 
   read(value: unknown): Document {
-    const raw = this.map({}, 'document', value, 'document');
-    if (!raw) return {};
+    if (value === null || value === undefined) return {};
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      throw new ExtError(`not a Flipt document: expected ${SHAPE}, found ${describe(value)}`, { document: this.options.document, line: this.options.startLine });
+    }
+    this.shape(value as Raw);
+    const raw = this.map({}, 'document', value, 'document')!;
     const namespace = this.at('namespace', () => this.namespace(raw));
     const nsKey = namespace === undefined ? 'default' : typeof namespace === 'string' ? namespace : namespace.key || 'default';
     this.where = { namespace: nsKey };
@@ -179,6 +201,21 @@ export class DocumentReader {
       flags: this.list(raw, 'flags', (v, owner, i) => this.flag(owner, i, v)),
       segments: this.list(raw, 'segments', (v, owner, i) => this.segment(owner, i, v)),
     });
+  }
+
+  /**
+   * Another kind of file read as YAML is usually a map too: with none of the document's keys
+   * (or only `version`, beside keys of its own, as a package.json has) it is refused, not
+   * imported as nothing.
+   */
+  private shape(raw: Raw): void {
+    const keys = Object.keys(raw);
+    const known = keys.filter((k) => FIELDS.document.includes(k));
+    if (keys.length === 0 || known.some((k) => k !== 'version') || known.length === keys.length) return;
+    const shown = keys.slice(0, 5).map((k) => JSON.stringify(k.length > QUOTED_MAX ? `${k.slice(0, QUOTED_MAX)}…` : k));
+    const others = keys.length > 5 ? ` and ${keys.length - 5} more` : '';
+    const line = lineOf(raw, keys.find((k) => !FIELDS.document.includes(k))) ?? this.options.fallbackLine ?? this.options.startLine;
+    throw new ExtError(`not a Flipt document: expected ${SHAPE}, found the keys ${shown.join(', ')}${others}`, { document: this.options.document, line });
   }
 
   private namespace(raw: Raw): NamespaceRef | undefined {

@@ -2,6 +2,7 @@ import * as jsYaml from 'js-yaml';
 import { CORE_SCHEMA, loadAll, YAMLException, type Type } from 'js-yaml';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document as YamlDocument, type Node } from 'yaml';
 import { ExtError } from './errors';
+import { excerpt } from './excerpt';
 import { setPositions, type Positions } from './positions';
 import { define, type RawDocument } from './raw';
 import { parseSimpleYaml } from './yaml-fast';
@@ -59,7 +60,9 @@ export function parseLargeYaml(text: string): RawDocument[] {
     return values.map((value) => ({ value, line: 1 }));
   } catch (err) {
     if (err instanceof YAMLException) {
-      throw new ExtError(`unmarshalling document: yaml: ${err.reason}`, { document: 1, line: err.mark ? err.mark.line + 1 : undefined });
+      const mark = err.mark;
+      const at = mark ? excerpt(text, mark.line + 1, mark.column + 1) : '';
+      throw new ExtError(`unmarshalling document: yaml: ${err.reason}`, { document: 1, line: mark ? mark.line + 1 : undefined }, 'invalid', at);
     }
     throw err;
   }
@@ -75,8 +78,8 @@ export function parseFullYaml(text: string): RawDocument[] {
   for (const [i, doc] of Array.from(docs as Iterable<YamlDocument.Parsed>).entries()) {
     if (doc.errors.length > 0) {
       const err = doc.errors[0];
-      const line = lines.linePos(err.pos[0]).line;
-      throw new ExtError(`unmarshalling document: yaml: ${err.message.split('\n')[0]}`, { document: i + 1, line });
+      const { line, col } = lines.linePos(err.pos[0]);
+      throw new ExtError(`unmarshalling document: yaml: ${err.message.split('\n')[0]}`, { document: i + 1, line }, 'invalid', excerpt(text, line, col));
     }
     const lineAt = (node: Node | null | undefined, fallback: number) => (node?.range ? lines.linePos(node.range[0]).line : fallback);
     const convert = (node: Node | null | undefined, depth: number): unknown => {

@@ -36,6 +36,7 @@ import { ruleRoutes } from './routes/rules';
 import { segmentRoutes } from './routes/segments';
 import { webhookRoutes, type WebhookDeps } from './routes/webhook';
 import { environmentRoutes } from './routes/environments';
+import { importRoutes } from './routes/import';
 import { dashboardRoutes } from './dashboard';
 
 /** Flipt's HTTP server timeouts: reading a request (headers included) 10 s, an idle or stalled socket 30 s. */
@@ -152,6 +153,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The inbound Git webhook: its own scope, which reads bodies as raw bytes.
   const webhooks = deps.webhooks;
   if (webhooks) await app.register(async (scope) => webhookRoutes(scope, webhooks, health, deps.metrics, deps.logger));
+  // Pennon's bulk import: its own scope, which reads bodies as text up to server.max_import_bytes.
+  const importDeps = { store: deps.store, readOnly: deps.config.storage.read_only || sources.gitBacked, maxBytes: deps.config.server.max_import_bytes, logger: deps.logger };
+  await app.register(async (scope) => importRoutes(scope, importDeps));
   // The dashboard: one static route per built file, in a scope of its own (no API hooks).
   if (deps.config.ui.enabled) await app.register(async (scope) => dashboardRoutes(scope, deps.logger));
 

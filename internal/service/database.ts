@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import type { DbConfig } from '../config';
 import type { Clock } from '../core';
-import { openDatabase, prepareSchema, storeFor, type Connection, type Store } from '../storage';
-import type { PoolOptions } from '../storage/sql';
+import { openDatabase, pendingMigrations, PendingMigrationsError, prepareSchema, storeFor, type Connection, type Store } from '../storage';
+import { sqlitePath, type PoolOptions } from '../storage/sql';
 import type { Tracing } from '../telemetry/tracing';
 
 export interface OpenedStore {
@@ -46,6 +47,35 @@ export async function openPreparedStore(db: DbConfig, clock: Clock): Promise<Ope
   const opened = openStore(db, clock);
   try {
     await prepareSchema(opened.connection);
+    return opened;
+  } catch (err) {
+    await opened.connection.close();
+    throw err;
+  }
+}
+
+const HOW_TO_CONFIGURE = 'point --config FILE (db.url) or PENNON_DB_URL at the database to read';
+
+/**
+ * For commands that only read (evaluate, flag export, token list and delete): the configured
+ * database as it is. A SQLite file that does not exist is not created and an empty database is
+ * not migrated — either would only lead to "not found" about a database nobody meant — so both
+ * are refused, naming the database; one with pending migrations is refused as by `serve`.
+ */
+export async function openExistingStore(db: DbConfig, clock: Clock): Promise<OpenedStore> {
+  const url = databaseUrl(db);
+  if (/^(file|sqlite3?):/i.test(url)) {
+    const path = sqlitePath(url);
+    if (path !== ':memory:' && !existsSync(path)) throw new Error(`no database at ${path}: nothing to read; ${HOW_TO_CONFIGURE}`);
+  }
+  const opened = openStore(db, clock);
+  try {
+    const { connection } = opened;
+    if (!(await connection.hasTable('namespaces'))) throw new Error(`${connection.describe} has no Pennon tables: nothing to read; ${HOW_TO_CONFIGURE}`);
+    // Without the migration log, asking umzug what is pending would create the log table.
+    if (!(await connection.hasTable('pennon_migrations'))) throw new Error(`${connection.describe} has no migration log: back it up and run \`pennon migrate\``);
+    const pending = await pendingMigrations(connection);
+    if (pending.length > 0) throw new PendingMigrationsError(pending);
     return opened;
   } catch (err) {
     await opened.connection.close();

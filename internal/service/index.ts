@@ -1,2 +1,2 @@
 export { startService, type RunningService } from './serve';
-export { openStore, openPreparedStore, databaseUrl, type OpenedStore } from './database';
+export { openStore, openPreparedStore, openExistingStore, databaseUrl, type OpenedStore } from './database';

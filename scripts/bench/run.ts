@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     const r = await startupBench();
     console.log(`exec → /health SERVING, fresh database: ${r.healthMs.toFixed(0)} ms (median of 5)`);
     console.log(`pennon evaluate, whole process, in-process: ${r.evaluateMs.toFixed(0)} ms (median of 5)`);
-    console.log(`pennon flag import, 10,000 flags (2 variants, 1 rule, 2 distributions each): ${r.importMs.toFixed(0)} ms`);
+    console.log(`pennon flag import, 10,000 flags (2 variants, 1 rule, 2 distributions each): ${r.importMs.toFixed(0)} ms in-process, ${r.importHttpMs.toFixed(0)} ms with --address (bulk import route; ${(r.importHttpMs / r.importMs).toFixed(2)}×)`);
   }
   if (want('http')) {
     console.log('\n## HTTP evaluation vs a bare Fastify route (targets: ratio ≥ 0.90, p99 ≤ 1.2×)');

@@ -85,7 +85,7 @@ describe('pennon evaluate (the built CLI)', () => {
   it('fails with one line for a missing flag, a bad context and an unreachable server', async () => {
     const missing = await pennon(['evaluate', 'nope'], { env });
     expect(missing.exitCode).toBe(1);
-    expect(missing.stderr.trim()).toBe('pennon: flag "default/nope" not found');
+    expect(missing.stderr.trim()).toBe(`pennon: flag "default/nope" not found in sqlite ${join(dir, 'pennon.db')}`);
     const badContext = await pennon(['evaluate', 'checkout', '-c', 'novalue'], { env });
     expect(badContext.exitCode).toBe(2);
     expect(badContext.stderr).toMatch(/"novalue" is not key=value/);

@@ -67,10 +67,16 @@ describe('pennon token and the bootstrap token (the built CLI)', () => {
       expect(deleted.exitCode).toBe(0);
       expect(deleted.stderr).toContain(`deleted token ${created.authentication.id}`);
       expect((await api.get('/api/v1/flags')).status).toBe(401);
+      // Deleting it again: the API answers success as Flipt's does; the CLI says it is not there.
+      const admin = new ApiClient(address).withHeaders({ authorization: `Bearer ${bootstrap}` });
+      const repeated = await admin.delete(`/auth/v1/tokens/${created.authentication.id}`);
+      expect([repeated.status, repeated.body]).toEqual([200, {}]);
+      const again = await pennon(['token', 'delete', created.authentication.id, ...remote]);
+      expect([again.exitCode, again.stderr]).toEqual([1, `pennon: token "${created.authentication.id}" not found on ${address}`]);
 
       const refused = await pennon(['token', 'list', '--address', address, '--token', 'wrong']);
       expect(refused.exitCode).toBe(1);
-      expect(refused.stderr.trim()).toBe(`pennon: ${address} answered 401: request was not authenticated`);
+      expect(refused.stderr.trim()).toBe(`pennon: ${address} answered 401: request was not authenticated\nhint: pass --token with a client token the server accepts (\`pennon token create\` makes one)`);
     } finally {
       server.kill('SIGTERM');
       await server;

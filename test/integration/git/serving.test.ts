@@ -178,6 +178,11 @@ describe('serving flags from Git environments', () => {
     expect(invalid.status).toBe(400);
     expect((await api.delete('/api/v1/namespaces/shop/flags/colour')).status).toBe(500);
     expect((await api.put('/api/v1/namespaces/shop', { name: 'Renamed' })).status).toBe(500);
+    // Pennon's bulk import route too, into the database it does not read flags from.
+    for (const path of ['/api/v1/import?drop=true', '/api/v1/namespaces/shop/import']) {
+      const imported = await api.request('POST', path, 'flags:\n- {key: imported, name: Imported}\n', { 'content-type': 'application/yaml' });
+      expect([imported.status, imported.body], path).toEqual([500, { code: 13, message: 'modification is not allowed in read-only mode', details: [] }]);
+    }
     expect(expectStatus(await api.get('/api/v1/namespaces/shop/flags'), 200).totalCount).toBe(2);
   });
 

@@ -1,0 +1,51 @@
+import { DEFAULT_NAMESPACE, invalidField } from '../core';
+import { decodeDocuments, type DecodeOptions } from './decode';
+import { namespaceKeyOf } from './document';
+import { ExtError, type ExtWarning } from './errors';
+import { importStream, type ImportResult, type ImportTarget } from './importer';
+import { lineOf } from './positions';
+
+/**
+ * A whole import sent as one request (Pennon's bulk import route, `pennon flag import
+ * --address`): the document stream as text, decoded, checked and written in one transaction
+ * on the server, as an in-process import is. Into one namespace, documents that name none go
+ * to it and one that names another is refused; `drop` is for a whole-instance import only.
+ */
+
+export interface BulkImportOptions extends Pick<DecodeOptions, 'encoding'> {
+  /** Import into this namespace only (null: the stream's documents name theirs, `default` if none). */
+  namespace: string | null;
+  drop: boolean;
+  skipExisting: boolean;
+}
+
+export interface BulkImportResult extends ImportResult {
+  /** Unknown keys that were ignored, each with its document and line. */
+  warnings: ExtWarning[];
+}
+
+export async function importBulk(target: ImportTarget, text: string, options: BulkImportOptions): Promise<BulkImportResult> {
+  if (options.namespace !== null && options.drop) {
+    throw invalidField('drop', 'deletes every namespace, so it is for POST /api/v1/import only, not an import into one namespace');
+  }
+  // Version 1.4 at most, as `pennon flag import` and Flipt v1's importer read.
+  const stream = decodeDocuments(text, { encoding: options.encoding, maxVersion: '1.4' });
+  const into = options.namespace === null ? null : options.namespace === '' ? DEFAULT_NAMESPACE : options.namespace;
+  if (into !== null) {
+    for (const [i, doc] of stream.documents.entries()) {
+      if (doc.namespace === undefined) {
+        doc.namespace = into;
+        // Read as a document of `default`: its warnings are about this namespace's objects.
+        for (const w of stream.warnings) if (w.location.document === i + 1 && w.location.namespace !== undefined) w.location.namespace = into;
+      } else if (namespaceKeyOf(doc) !== into) {
+        throw new ExtError(`the document is for namespace ${JSON.stringify(namespaceKeyOf(doc))}, not ${JSON.stringify(into)}, the namespace imported into`, {
+          document: i + 1,
+          field: 'namespace',
+          line: lineOf(doc, 'namespace'),
+        });
+      }
+    }
+  }
+  const result = await importStream(target, stream, { drop: options.drop, skipExisting: options.skipExisting });
+  return { ...result, warnings: stream.warnings };
+}

@@ -1,0 +1,65 @@
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { DEFAULT_NAMESPACE, PennonError, invalidField, readOnly } from '../../core';
+import { importBulk, warningLines } from '../../ext';
+import type { Store } from '../../storage';
+import { errorHandler } from '../errors';
+import { Fields } from '../wire/decode';
+
+/**
+ * Pennon's own bulk import (Flipt has no such route): `POST /api/v1/namespaces/{ns}/import`
+ * and `POST /api/v1/import` take Flipt's document stream — YAML, or JSON (one object or one per
+ * line) — as the body and import it as `pennon flag import` does in-process: decoded and checked
+ * whole, then written in one transaction, so it lands completely or not at all. Query:
+ * `drop` (whole-instance route only), `skipExisting`, `format` (`yaml` | `json`; else the
+ * Content-Type says, YAML by default). Management surface: a namespace-scoped token may import
+ * into its own namespace and never use the whole-instance route. Bodies up to
+ * `server.max_import_bytes`, read as text in this scope of their own.
+ */
+
+export interface ImportRouteDeps {
+  store: Store;
+  /** `storage.read_only`, or flags come from Git: refused with Flipt's read-only error. */
+  readOnly: boolean;
+  maxBytes: number;
+  logger: Logger;
+}
+
+/** How many warning lines an answer carries (the rest summed up in one more). */
+const WARNING_LINES = 100;
+
+export function importRoutes(app: FastifyInstance, deps: ImportRouteDeps): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: deps.maxBytes }, (_request, body, done) => done(null, body));
+  // A stream over the limit is told which setting it met (then answered as every error is).
+  const answer = errorHandler(deps.logger);
+  app.setErrorHandler((error: FastifyError, request, reply) =>
+    answer(
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new PennonError('too_large', `the import is larger than server.max_import_bytes (${deps.maxBytes} bytes)`) : error,
+      request,
+      reply,
+    ),
+  );
+
+  const handle = async (request: FastifyRequest, namespace: string | null) => {
+    if (deps.readOnly) throw readOnly();
+    const query = Fields.query(request.query);
+    const format = query.str('format');
+    if (format !== '' && format !== 'yaml' && format !== 'json') throw invalidField('format', 'must be yaml or json');
+    const type = String(request.headers['content-type'] ?? '');
+    const result = await importBulk(deps.store, typeof request.body === 'string' ? request.body : '', {
+      namespace,
+      drop: query.bool('drop'),
+      skipExisting: query.bool('skipExisting'),
+      encoding: format === 'json' || (format === '' && type.includes('json')) ? 'json' : 'yaml',
+    });
+    return { created: result.created, skipped: result.skipped, dropped: result.dropped, warnings: warningLines(result.warnings, WARNING_LINES) };
+  };
+
+  const named = (request: FastifyRequest) => (request.params as { namespaceKey: string }).namespaceKey || DEFAULT_NAMESPACE;
+  app.post('/api/v1/namespaces/:namespaceKey/import', { config: { surface: 'management', namespaceOf: named }, bodyLimit: deps.maxBytes }, (request) =>
+    handle(request, named(request)),
+  );
+  // No namespace: a scoped token is refused here (the gate fails closed).
+  app.post('/api/v1/import', { config: { surface: 'management' }, bodyLimit: deps.maxBytes }, (request) => handle(request, null));
+}
