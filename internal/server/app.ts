@@ -15,6 +15,7 @@ import { readOnlyWrites, type Store } from '../storage';
 import { singleSource, type FlagSources } from './sources';
 import { AuthGate, installAuthGate } from './auth-gate';
 import { installJsonBody } from './body';
+import { recordRoutes } from './route-table';
 import { installCors } from './cors';
 import { HealthState } from './health';
 import { installPretty } from './pretty';
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler(errorHandler(deps.logger));
+  recordRoutes(app);
   if (deps.metrics || deps.tracing) markFastifyRoutes(app);
   installAuthGate(app, gate);
   app.addHook('preClose', async () => {
