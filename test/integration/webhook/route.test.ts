@@ -199,6 +199,15 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
         expect(await requests(environment, scm, 'invalid')).toBe(before + 1);
       });
 
+      it('an authenticated push nested deeper than 64 levels answers 400 and fetches nothing', async () => {
+        const runs = repository.fetchRuns;
+        const push = buildDelivery(kind).body.toString('utf8').trim();
+        const res = await deliver(server, environment, buildDelivery(kind, { body: `{"deep":${'['.repeat(100_000)}${']'.repeat(100_000)},${push.slice(1)}` }));
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ code: 3, message: 'malformed webhook delivery', details: [] });
+        expect(repository.fetchRuns).toBe(runs);
+      });
+
       it('a 6 MiB body answers 413 with the error body', async () => {
         const body = Buffer.alloc(6 * 1024 * 1024, 0x20);
         const res = await deliver(server, environment, buildDelivery(kind, { body }));
