@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { gunzipSync, inflateSync } from 'node:zlib';
 
 /**
  * One HTTP/1.1 exchange over a raw socket, read until the server closes it: what a HEAD
@@ -13,9 +14,10 @@ export interface RawResponse {
   body: Buffer;
 }
 
-export function rawRequest(url: string, method: string, path: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+export function rawRequest(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Uint8Array): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
   const lines = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     const chunks: Buffer[] = [];
@@ -29,6 +31,7 @@ export function rawRequest(url: string, method: string, path: string, headers: R
       }
     });
     socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+    if (body !== undefined) socket.write(body);
   });
 }
 
@@ -44,4 +47,25 @@ export function parseResponse(bytes: Buffer): RawResponse {
     headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
   }
   return { status: Number(statusLine.split(' ')[1]), headers, body: bytes.subarray(end + 4) };
+}
+
+/** The body as the application sent it: chunk framing removed, gzip or deflate undone. */
+export function decodedBody(res: RawResponse): Buffer {
+  let body = res.body;
+  if (/chunked/i.test(res.headers['transfer-encoding'] ?? '')) {
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (;;) {
+      const lineEnd = body.indexOf('\r\n', at);
+      const size = parseInt(body.subarray(at, lineEnd).toString('latin1'), 16);
+      if (!(size > 0)) break;
+      parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
+      at = lineEnd + 2 + size + 2;
+    }
+    body = Buffer.concat(parts);
+  }
+  const encoding = res.headers['content-encoding'];
+  if (encoding === 'gzip') return gunzipSync(body);
+  if (encoding === 'deflate') return inflateSync(body);
+  return body;
 }
