@@ -8,7 +8,7 @@ import { expectStatus, startTestServer, type TestServer } from '../../support/se
 import { buildDelivery, DELIVERY_KINDS, TEST_WEBHOOK_SECRET } from '../../support/webhook-deliveries';
 import { anyBody, hostileSegment } from './fuzz/arbitraries';
 import { headProblems, responseProblems } from './fuzz/checks';
-import { describeCase, fuzzCase, type FuzzCase } from './fuzz/fuzz-case';
+import { describeCase, fuzzCase, routedCase, type FuzzCase } from './fuzz/fuzz-case';
 import { valueFor, type World } from './fuzz/world';
 
 /**
@@ -121,7 +121,7 @@ describe(`fuzzing a Git-backed instance (seed ${SEED}, ${RUNS} runs per route)`,
           if (c.method === 'HEAD') problems.push(...(await headProblems(server.url, c, res)));
           if (problems.length > 0) throw new Error(`${problems.join('; ')} → ${res.status} ${res.body.toString('utf8').slice(0, 200)}`);
         }),
-        { seed: SEED + i, numRuns: RUNS },
+        { seed: SEED + i, numRuns: RUNS, examples: route.url === WEBHOOK ? [] : [[routedCase(route, { protected: world, sandbox: world })]] },
       );
       if (details.failed) {
         const counterexample = details.counterexample?.[0] as FuzzCase | undefined;

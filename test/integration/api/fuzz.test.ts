@@ -4,7 +4,7 @@ import { rawRequest } from '../../support/raw-http';
 import { fillTemplate, routeTemplates, type RouteTemplate } from '../../support/route-templates';
 import { expectStatus, startTestServer, type TestServer } from '../../support/server';
 import { headProblems, responseProblems } from './fuzz/checks';
-import { describeCase, fuzzCase, type FuzzCase, type Worlds } from './fuzz/fuzz-case';
+import { describeCase, fuzzCase, routedCase, type FuzzCase, type Worlds } from './fuzz/fuzz-case';
 import { revisionOf, seedWorld, snapshotOf, valueFor } from './fuzz/world';
 
 /**
@@ -52,9 +52,14 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
     await server?.stop();
   });
 
+  /** Requests made, by status class: the run must have met every kind of answer. */
+  const answered = new Map<string, number>();
+
   async function check(c: FuzzCase): Promise<void> {
     const res = await rawRequest(server.url, c.method, c.path, c.headers, c.body?.bytes);
     const problems = responseProblems(c, res, lists);
+    const kind = `${Math.floor(res.status / 100)}xx`;
+    answered.set(kind, (answered.get(kind) ?? 0) + 1);
     if (c.method === 'HEAD') problems.push(...(await headProblems(server.url, c, res)));
     if (c.write) {
       // Every committed write moves its namespace's revision (it is the first statement of
@@ -91,7 +96,7 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
     for (const [i, route] of routes.entries()) {
       const details = await fc.check(
         fc.asyncProperty(fuzzCase(route, worlds, BODY_LIMIT), (c) => check(c)),
-        { seed: SEED + i, numRuns: RUNS },
+        { seed: SEED + i, numRuns: RUNS, examples: [[routedCase(route, worlds)]] },
       );
       if (details.failed) {
         const counterexample = details.counterexample?.[0] as FuzzCase | undefined;
@@ -103,6 +108,12 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
       }
     }
     expect(failures).toEqual([]);
+    // Every route ran its examples and runs; both successes and refusals were met.
+    const total = [...answered.values()].reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThanOrEqual(routes.length * (RUNS + 1));
+    expect(answered.get('2xx')).toBeGreaterThan(routes.length);
+    expect(answered.get('4xx')).toBeGreaterThan(routes.length);
+    console.info(`fuzz: ${total} requests over ${routes.length} routes: ${JSON.stringify(Object.fromEntries(answered))}`);
     // Still serving, and the protected namespace reads back as seeded.
     expect(expectStatus(await server.api.get('/health'), 200)).toEqual({ status: 'SERVING' });
     expect(await snapshotOf(server, worlds.protected)).toEqual(protectedBefore);

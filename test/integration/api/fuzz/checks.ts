@@ -35,6 +35,9 @@ export function responseProblems(c: FuzzCase, res: RawResponse, lists: ReadonlyS
   if (c.body?.refused && (res.status < 400 || res.status >= 500)) problems.push(`a body the parser must refuse (${c.body.kind}) was answered ${res.status}`);
   if (pagingChecked(c, lists) && res.status !== 400) problems.push(`bad ${c.badPaging} on a list route answered ${res.status}`);
   if (res.status < 400 || c.method === 'HEAD') return problems;
+  if (c.routed && (res.status === 501 || (res.status === 404 && decodedBody(res).toString('utf8').includes('"Not Found"')))) {
+    problems.push(`the router did not find ${c.route.method} ${c.route.url}`);
+  }
 
   let body: unknown;
   const text = decodedBody(res).toString('utf8');

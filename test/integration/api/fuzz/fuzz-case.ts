@@ -24,6 +24,8 @@ export interface FuzzCase {
   /** True when every path parameter is the world's own value (the route's real item). */
   seeded: boolean;
   badPaging?: QueryPart['badPaging'];
+  /** The route's own method on its real items: the router must find the route (no router 404 or 501). */
+  routed?: boolean;
 }
 
 export interface Worlds {
@@ -53,7 +55,8 @@ export function fuzzCase(route: RouteTemplate, worlds: Worlds, bodyLimit: number
     .record({
       method,
       target: fc.constantFrom('protected', 'sandbox') as fc.Arbitrary<'protected' | 'sandbox'>,
-      hostile: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+      // Mostly the world's real items, so that requests get past lookups into the handlers.
+      hostile: fc.array(fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }), { minLength: n, maxLength: n }),
       values: fc.array(segment, { minLength: n, maxLength: n }),
       paging: fc.option(pagingPart, { nil: undefined }),
       noise: fc.array(noisePart, { maxLength: 3 }),
@@ -98,6 +101,17 @@ export function fuzzCase(route: RouteTemplate, worlds: Worlds, bodyLimit: number
         badPaging: g.paging?.badPaging,
       };
     });
+}
+
+/**
+ * The first case of every route: its own method on the protected world's real items, with a
+ * body too deep to parse where the method has one (so that nothing is written). It shows the
+ * route exists where its template says.
+ */
+export function routedCase(route: RouteTemplate, worlds: Worlds): FuzzCase {
+  const path = fillTemplate(route.url, (param) => encodeURIComponent(valueFor(worlds.protected, route.url, param)));
+  const body = BODY_METHODS.has(route.method) ? { kind: 'too deep', bytes: Buffer.from(`{"a":${'['.repeat(100)}${']'.repeat(100)}}`), refused: true } : undefined;
+  return { route, method: route.method, target: 'protected', path, headers: {}, body, write: false, seeded: true, routed: true };
 }
 
 /** A case in a line, for failure reports. */
