@@ -31,8 +31,8 @@ type Draining = Socket & { [DRAINING]?: true };
  * drainBound(bodyLimit) bytes or DRAIN_MS.
  */
 export function drainThenClose(req: IncomingMessage, bodyLimit: number): void {
-  const socket = req.socket as Draining;
-  if (socket[DRAINING]) return;
+  const socket = req.socket as Draining | null;
+  if (!socket || socket.destroyed || socket[DRAINING]) return;
   socket[DRAINING] = true;
   const closeWhenWritten = socket.destroySoon.bind(socket);
   let answered = false;
