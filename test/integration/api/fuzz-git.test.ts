@@ -20,7 +20,7 @@ import { valueFor, type World } from './fuzz/world';
  * read-only storage refuses them (a 500, as Flipt answers). Same seed and run-count variables.
  */
 const SEED = Number(process.env.PENNON_FUZZ_SEED ?? 20260113);
-const RUNS = Number(process.env.PENNON_FUZZ_RUNS ?? 6);
+const RUNS = Number(process.env.PENNON_FUZZ_RUNS ?? 10);
 const BODY_LIMIT = 512 * 1024;
 const WEBHOOK = '/api/v2/webhooks/:environment';
 

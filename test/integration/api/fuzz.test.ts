@@ -17,11 +17,11 @@ import { revisionOf, seedWorld, snapshotOf, valueFor } from './fuzz/world';
  * write leaves its namespace as it was, and the protected namespace never changes.
  *
  * Deterministic: PENNON_FUZZ_SEED (default 20260113) and PENNON_FUZZ_RUNS (runs per route,
- * default 6) choose another sequence or more of it; a failure prints its seed and the
+ * default 10) choose another sequence or more of it; a failure prints its seed and the
  * shrunk request.
  */
 const SEED = Number(process.env.PENNON_FUZZ_SEED ?? 20260113);
-const RUNS = Number(process.env.PENNON_FUZZ_RUNS ?? 6);
+const RUNS = Number(process.env.PENNON_FUZZ_RUNS ?? 10);
 const BODY_LIMIT = 512 * 1024;
 
 describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
@@ -92,6 +92,7 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
   it('every route template holds the properties', { timeout: 600_000 }, async () => {
     expect(routes.length).toBeGreaterThan(60);
     expect(lists.size).toBeGreaterThanOrEqual(9);
+    answered.clear();
     const failures: string[] = [];
     for (const [i, route] of routes.entries()) {
       const details = await fc.check(
@@ -108,9 +109,9 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
       }
     }
     expect(failures).toEqual([]);
-    // Every route ran its examples and runs; both successes and refusals were met.
+    // Every route ran its runs (its first, routed request among them); both successes and refusals were met.
     const total = [...answered.values()].reduce((a, b) => a + b, 0);
-    expect(total).toBeGreaterThanOrEqual(routes.length * (RUNS + 1));
+    expect(total).toBeGreaterThanOrEqual(routes.length * RUNS);
     expect(answered.get('2xx')).toBeGreaterThan(routes.length);
     expect(answered.get('4xx')).toBeGreaterThan(routes.length);
     console.info(`fuzz: ${total} requests over ${routes.length} routes: ${JSON.stringify(Object.fromEntries(answered))}`);
