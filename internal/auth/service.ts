@@ -57,8 +57,9 @@ export class AuthService {
   async list(method: AuthMethod | null, limit: number, pageToken: string): Promise<{ items: Authentication[]; nextPageToken: string }> {
     if (limit < 0) throw invalidField('limit', 'must not be negative');
     const size = limit === 0 ? DEFAULT_PAGE : Math.min(limit, MAX_PAGE);
-    if (pageToken !== '' && !/^\d+$/.test(pageToken)) throw invalidField('pageToken', `"${pageToken}" is not a valid page token`);
     const offset = pageToken === '' ? 0 : Number(pageToken);
+    // Digits only, and few enough to be exact (a longer number would reach the database as a float).
+    if (pageToken !== '' && (!/^\d+$/.test(pageToken) || !Number.isSafeInteger(offset))) throw invalidField('pageToken', `"${pageToken}" is not a valid page token`);
     const page = await this.store.listAuthentications(method === 'METHOD_NONE' ? null : method, size, offset);
     return { items: page.items, nextPageToken: page.more ? String(offset + size) : '' };
   }

@@ -3,3 +3,4 @@ export * from './types';
 export * from './clock';
 export * from './goparse';
 export * from './build-info';
+export * from './json-depth';

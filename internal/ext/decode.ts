@@ -1,6 +1,8 @@
 import type { Document, Encoding } from './document';
 import { ExtError, type ExtWarning } from './errors';
 import { excerpt, jsonErrorOffset, positionOf } from './excerpt';
+import { MAX_DOCUMENT_DEPTH } from './document';
+import { nestsDeeperThan } from '../core/json-depth';
 import { lineOf, sourceOf } from './positions';
 import { DocumentReader } from './read';
 import { isSupported, parseTolerant, v, type Version } from './version';
@@ -95,6 +97,10 @@ export function parseJsonStream(input: string): RawDocument[] {
     const startLine = line;
     const end = valueEnd(text, i);
     const slice = text.slice(start, end);
+    if (nestsDeeperThan(slice, MAX_DOCUMENT_DEPTH)) {
+      // Refused before parsing: what reads the value later recurses (a stack overflow, not an answer).
+      throw new ExtError(`unmarshalling document: json: the document nests more than ${MAX_DOCUMENT_DEPTH} levels deep`, { document: out.length + 1, line: startLine });
+    }
     let value: unknown;
     try {
       value = JSON.parse(slice);
@@ -116,10 +122,6 @@ export function parseJsonStream(input: string): RawDocument[] {
         throw new ExtError(`unmarshalling document: json: cannot unmarshal ${what} into a document`, { document: out.length + 1, line: startLine });
       }
     }
-    if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
-      // JSON.parse takes any depth, but what reads the value later recurses (a stack overflow, not an answer).
-      throw new ExtError(`unmarshalling document: json: the document nests more than ${MAX_JSON_DEPTH} levels deep`, { document: out.length + 1, line: startLine });
-    }
     const lines = countLines(slice, slice.length);
     line += lines;
     // In a one-line document (JSON lines) every field is on the document's line.
@@ -127,21 +129,6 @@ export function parseJsonStream(input: string): RawDocument[] {
     i = end;
   }
   return out;
-}
-
-/** As deep as the YAML readers allow (yaml-tree.ts). */
-const MAX_JSON_DEPTH = 256;
-
-/** Whether maps and lists in `value` nest deeper than `max`, found without recursing. */
-function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-  return false;
 }
 
 function countLines(text: string, upTo: number): number {

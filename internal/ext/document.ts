@@ -5,7 +5,16 @@
  * leaves them out.
  */
 
+import { MAX_JSON_DEPTH } from '../core/json-depth';
+
 export type Encoding = 'yaml' | 'json';
+
+/**
+ * How deep a document may nest: a variant attachment or flag metadata may nest as deep as any
+ * JSON the API takes, and a document adds at most eight levels of its own around them
+ * (flags, a flag, its rules, a rule, its distributions…).
+ */
+export const MAX_DOCUMENT_DEPTH = MAX_JSON_DEPTH + 8;
 
 export interface Document {
   /** Only the first document of a stream carries (and is read for) the version. */

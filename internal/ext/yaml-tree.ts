@@ -1,6 +1,7 @@
 import * as jsYaml from 'js-yaml';
 import { CORE_SCHEMA, loadAll, YAMLException, type Type } from 'js-yaml';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document as YamlDocument, type Node } from 'yaml';
+import { MAX_DOCUMENT_DEPTH } from './document';
 import { ExtError } from './errors';
 import { excerpt } from './excerpt';
 import { setPositions, type Positions } from './positions';
@@ -8,8 +9,8 @@ import { define, type RawDocument } from './raw';
 import { parseSimpleYaml } from './yaml-fast';
 
 
-/** Aliases may point at their own ancestors; Go's decoder refuses such documents too. */
-const MAX_DEPTH = 256;
+/** As deep as a JSON document may nest; aliases may also point at their own ancestors, which Go's decoder refuses too. */
+const MAX_DEPTH = MAX_DOCUMENT_DEPTH;
 
 /** Past this size the `yaml` library (≈0.5 MB/s here) is too slow; js-yaml reads ≈10× faster. */
 const POSITIONED_LIMIT = 256 * 1024;

@@ -27,7 +27,9 @@ export function decodePageToken(token: string): number {
     throw fail();
   }
   const offset = (parsed as { offset?: unknown } | null)?.offset ?? 0;
-  if (typeof parsed !== 'object' || parsed === null || !Number.isInteger(offset) || (offset as number) < 0) throw fail();
+  // Flipt reads the offset as a uint64; ours must be exact to reach the database as an
+  // integer (1e300 was bound as a float: SQLite's "datatype mismatch", a 500).
+  if (typeof parsed !== 'object' || parsed === null || !Number.isSafeInteger(offset) || (offset as number) < 0) throw fail();
   return offset as number;
 }
 

@@ -1,4 +1,4 @@
-import { emptyField, invalidField } from '../core';
+import { emptyField, invalidField, MAX_JSON_DEPTH, nestsDeeperThan } from '../core';
 
 /** Flipt's key pattern (the comma is allowed); checked on create of namespaces, flags, segments. */
 export const KEY_PATTERN = /^[-_,A-Za-z0-9]+$/;
@@ -65,6 +65,9 @@ export function validAttachment(attachment: string): string {
   } catch {
     throw invalidField('attachment', 'must be a json string');
   }
+  // JSON inside a string escapes the request body's depth check; exports and the dashboard
+  // walk attachments recursively, so they get the same bound.
+  if (nestsDeeperThan(attachment)) throw invalidField('attachment', `must not nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   if (Buffer.byteLength(attachment) > MAX_ATTACHMENT_BYTES) {
     throw invalidField('attachment', 'must be less than 1000 KB');
   }

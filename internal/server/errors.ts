@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Logger } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { isPennonError, type ErrorKind } from '../core';
+import { drainThenClose } from './oversized';
 
 /**
  * The one place where errors become HTTP responses: Flipt's grpc-gateway body
@@ -65,9 +66,16 @@ export function wwwAuthenticate(message: string): string {
   return `Bearer realm="pennon", error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}"`;
 }
 
+/** A 413 for the body's size closes the connection once the rest of the upload is read (oversized.ts). */
+export function closeAfterOversized(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('connection', 'close');
+  drainThenClose(request.raw, request.routeOptions.bodyLimit);
+}
+
 function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: number, message: string) {
   reply.header('x-request-id', request.id);
   if (status === 401) reply.header('www-authenticate', wwwAuthenticate(message));
+  if (status === 413) closeAfterOversized(request, reply);
   return reply.status(status).type('application/json').send(errorBody(code, message));
 }
 

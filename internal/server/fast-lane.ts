@@ -17,6 +17,7 @@ import {
   variantResponseSchema,
 } from './wire/evaluation';
 import { parseJsonBody } from './wire/json';
+import { drainThenClose } from './oversized';
 import { markRoute } from '../telemetry/routes';
 
 /**
@@ -82,22 +83,31 @@ export function fastLane(options: FastLaneOptions): (req: IncomingMessage, res: 
 
 function readBody(req: IncomingMessage, res: ServerResponse, options: FastLaneOptions, done: (body: unknown, started: number) => void) {
   const started = performance.now();
+  const tooLarge = () => {
+    // Answered at once; the rest of the upload is read and discarded before closing (oversized.ts).
+    drainThenClose(req, options.bodyLimit);
+    fail(res, new PennonError('too_large', 'request body is too large'), options, true);
+  };
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > options.bodyLimit) return fail(res, new PennonError('too_large', 'request body is too large'), options, true);
+  if (declared > options.bodyLimit) return tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  req.on('data', (chunk: Buffer) => {
+  const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size <= options.bodyLimit) chunks.push(chunk);
-  });
-  req.on('end', () => {
-    if (size > options.bodyLimit) return fail(res, new PennonError('too_large', 'request body is too large'), options, true);
+    if (size <= options.bodyLimit) return void chunks.push(chunk);
+    req.off('data', onData);
+    req.off('end', onEnd);
+    tooLarge();
+  };
+  const onEnd = () => {
     try {
       done(parseJsonBody((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8')), started);
     } catch (err) {
       fail(res, err, options);
     }
-  });
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
 }
 
 function answer(

@@ -16,7 +16,8 @@ export function healthLane(health: HealthState): (req: IncomingMessage, res: Ser
     const phase = health.phase;
     if (phase === 'serving') return false;
     const url = req.url ?? '';
-    if (req.method === 'GET' && (url === '/health' || url.startsWith('/health?') || url === '/health/')) {
+    // HEAD as GET: Node sends a HEAD answer's headers (Content-Length included) without its body.
+    if ((req.method === 'GET' || req.method === 'HEAD') && (url === '/health' || url.startsWith('/health?') || url === '/health/')) {
       const body = JSON.stringify(health.report());
       res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(phase === 'draining' && { connection: 'close' }) });
       res.end(body);

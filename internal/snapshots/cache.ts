@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { notFound, unavailable } from '../core';
+import { isPennonError, notFound, unavailable } from '../core';
 import { compileNamespace, patchNamespace, type CompiledFlag, type CompiledNamespace } from '../evaluation';
 import type { Change, EvaluationSource } from '../storage';
 
@@ -192,6 +192,9 @@ export class SnapshotCache {
         return snapshot;
       })
       .catch((err: unknown) => {
+        // A request the database cannot hold (a NUL in the namespace key, on PostgreSQL) is the
+        // client's to fix: a 400, not an outage.
+        if (isPennonError(err) && err.kind === 'invalid') throw err;
         // The database is unreachable: keep answering from what we have, if anything.
         if (entry.snapshot) {
           entry.retryAt = Date.now() + RETRY_AFTER_FAILURE_MS;

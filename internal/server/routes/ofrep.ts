@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { invalid } from '../../core';
 import type { CompiledFlag } from '../../evaluation';
 import type { FlagSources } from '../sources';
+import { closeAfterOversized } from '../errors';
 import { bridge, bridgeInput, bulkFlags, ofrepError, ofrepFlag } from '../wire/ofrep';
 
 /**
@@ -19,6 +20,7 @@ export function ofrepRoutes(
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const key = (error as { ofrepKey?: string }).ofrepKey ?? (request.params as { key?: string } | undefined)?.key;
     const { status, body } = ofrepError(error, key);
+    if (status === 413) closeAfterOversized(request, reply);
     if (status >= 500) logger.error({ err: error, reqId: request.id }, 'ofrep evaluation failed');
     return reply.status(status).header('x-request-id', request.id).type('application/json').send(body);
   });

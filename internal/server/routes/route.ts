@@ -38,10 +38,11 @@ function inputOf(request: FastifyRequest, ns: string, sources: FlagSources): Inp
 
 /**
  * Family A has no namespace in the path: it comes from `namespaceKey` in the query (GET,
- * DELETE) or the body (POST, PUT), and defaults to `default`.
+ * HEAD, DELETE) or the body (POST, PUT), and defaults to `default`.
  */
 function familyANamespace(request: FastifyRequest): string {
-  const source = request.method === 'GET' || request.method === 'DELETE' ? Fields.query(request.query) : Fields.body(request.body);
+  const fromQuery = request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE';
+  const source = fromQuery ? Fields.query(request.query) : Fields.body(request.body);
   return source.str('namespaceKey');
 }
 

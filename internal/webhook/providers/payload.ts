@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../core/json-depth';
 import type { PushedRef, Sorted } from './types';
 
 /** Reading payloads: JSON or form-encoded bodies, refs, and the checks every provider shares. */
@@ -25,6 +26,8 @@ export function formPayload(body: Uint8Array): string | undefined {
 
 /** The body as a JSON object, or why it is not one. A UTF-8 byte-order mark is allowed. */
 export function parseObject(text: string): { ok: true; value: Json } | { ok: false; reason: string } {
+  // The same bound as every other request body (no provider's push nests anywhere near it).
+  if (nestsDeeperThan(text)) return { ok: false, reason: `the payload nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` };
   let value: unknown;
   try {
     value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);

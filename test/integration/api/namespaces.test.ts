@@ -189,6 +189,15 @@ describe('namespaces API', () => {
       expectError(await server.api.delete(`/api/v1/namespaces/${key}?force=true`), 404, 5, `namespace "${key}" not found`);
     });
 
+    it('refuses a force that is not a boolean, naming it, and deletes nothing', async () => {
+      const key = uniqueKey('del-force');
+      expectStatus(await create(key), 200);
+      for (const force of ['maybe', '2', 'yes', 'TRUE', '-1', '%00', 'true%00']) {
+        expectError(await server.api.delete(`/api/v1/namespaces/${key}?force=${force}`), 400, 3, 'invalid field force: must be a boolean');
+      }
+      expectStatus(await server.api.get(`/api/v1/namespaces/${key}`), 200);
+    });
+
     it('refuses to delete the protected default namespace without force', async () => {
       expectError(await server.api.delete('/api/v1/namespaces/default'), 400, 3, 'namespace "default" is protected');
       expectError(await server.api.delete('/api/v1/namespaces/default?force=false'), 400, 3, 'namespace "default" is protected');

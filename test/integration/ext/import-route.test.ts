@@ -126,7 +126,7 @@ describe('the bulk import route', () => {
   it('answers a document nested too deeply with a 400, never a 500', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const json = await importing('/api/v1/import?format=json', `{"flags": [{"key": "f", "name": "F", "variants": [{"key": "v", "attachment": ${deep}}]}]}`);
-    expect([json.status, json.body.message]).toEqual([400, 'unmarshalling document: json: the document nests more than 256 levels deep (document 1, line 1)']);
+    expect([json.status, json.body.message]).toEqual([400, 'unmarshalling document: json: the document nests more than 72 levels deep (document 1, line 1)']);
     const yaml = await importing('/api/v1/import', `flags:\n- key: f\n  name: F\n  variants:\n  - key: v\n    attachment: ${deep}\n`);
     expect(yaml.status).toBe(400);
     expect(await flagKeys('default')).toEqual([]);

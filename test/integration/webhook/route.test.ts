@@ -7,6 +7,7 @@ import type { GitEnvironment, GitRepository } from '../../../internal/git';
 import { everyoneGets, testLicence } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { startTestServer, type TestServer } from '../../support/server';
+import { upload } from '../../support/upload';
 import { buildDelivery, SCM_OF, TEST_WEBHOOK_SECRET, type BuiltDelivery, type DeliveryKind } from '../../support/webhook-deliveries';
 
 /**
@@ -199,6 +200,15 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
         expect(await requests(environment, scm, 'invalid')).toBe(before + 1);
       });
 
+      it('an authenticated push nested deeper than 64 levels answers 400 and fetches nothing', async () => {
+        const runs = repository.fetchRuns;
+        const push = buildDelivery(kind).body.toString('utf8').trim();
+        const res = await deliver(server, environment, buildDelivery(kind, { body: `{"deep":${'['.repeat(100_000)}${']'.repeat(100_000)},${push.slice(1)}` }));
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ code: 3, message: 'malformed webhook delivery', details: [] });
+        expect(repository.fetchRuns).toBe(runs);
+      });
+
       it('a 6 MiB body answers 413 with the error body', async () => {
         const body = Buffer.alloc(6 * 1024 * 1024, 0x20);
         const res = await deliver(server, environment, buildDelivery(kind, { body }));
@@ -207,6 +217,15 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
       });
     });
   }
+
+  it('a client that keeps sending 12 MiB reads the 413 and its JSON (the connection closes after the upload), 20 times out of 20', async () => {
+    const outcomes: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const { response, error } = await upload(server.url, '/api/v2/webhooks/prod', { total: 12 * 1024 * 1024, headers: buildDelivery('github').headers });
+      outcomes.push(`${response?.status} ${response?.headers.connection} ${response?.body.toString('utf8')} ${error}`);
+    }
+    expect(new Set(outcomes)).toEqual(new Set([`413 close ${JSON.stringify({ code: 8, message: 'request body is too large', details: [] })} null`]));
+  });
 
   it('an unknown environment and one without a webhook secret answer 401, counted as unknown/not_found', async () => {
     const before = await metric(server, 'service_incoming_webhook_requests_total', { environment: 'unknown', scm: 'unknown', result: 'not_found' });

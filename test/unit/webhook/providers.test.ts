@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_JSON_DEPTH } from '../../../internal/core/json-depth';
 import { classifyDelivery, detectProvider, type Delivery } from '../../../internal/webhook/providers';
 import {
   AUTH_HEADER,
@@ -141,6 +142,20 @@ describe.each(DELIVERY_KINDS)('%s', (kind) => {
       const r = classify(buildDelivery(kind, { secret: SECRET, body }));
       expect(r, JSON.stringify(body)).toMatchObject({ result: 'invalid', reason: expect.stringMatching(/not valid JSON|not a JSON object/) });
     }
+  });
+
+  it('a push nested deeper than the JSON depth limit, correctly authenticated → invalid, naming the limit', () => {
+    const push = buildDelivery(kind, { branch: BRANCH, secret: SECRET }).body.toString('utf8').trim();
+    for (const depth of [MAX_JSON_DEPTH, 100_000]) {
+      const body = `{"deep":${'['.repeat(depth)}${']'.repeat(depth)},${push.slice(1)}`;
+      // One level for the payload itself: `deep` reaches the limit plus one.
+      expect(classify(buildDelivery(kind, { secret: SECRET, body })), String(depth)).toMatchObject({
+        result: 'invalid',
+        reason: `the payload nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+      });
+    }
+    const body = `{"deep":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)},${push.slice(1)}`;
+    expect(classify(buildDelivery(kind, { secret: SECRET, body }))).toMatchObject({ result: 'accepted', branch: BRANCH });
   });
 
   it('a well-formed push without its refs → invalid', () => {

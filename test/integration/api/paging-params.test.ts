@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fillTemplate, routeTemplates } from '../../support/route-templates';
+import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+
+/**
+ * Paging parameters on every list route of the app (both families, rollouts, tokens): a value
+ * the route cannot use — not a 32-bit integer, negative, or a page token whose offset no
+ * database can bind — is a 400 naming the parameter, never a 500 from the database. The list
+ * routes are found in the app's route table: the GET routes whose answer carries a
+ * `nextPageToken`. Runs on every configured back end (the server suites' projects).
+ */
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const q = encodeURIComponent;
+
+const BAD_INTEGERS = ['abc', '1.5', '-0.5', '1e3', '0x10', '99999999999', '2147483648', '-2147483649', 'NaN', 'Infinity', '%20', '%00', '9'.repeat(400), '1,2'];
+const BAD_TOKENS = [
+  b64('{"offset":1e300}'),
+  b64('{"offset":99999999999999999999}'),
+  b64(`{"offset":${Number.MAX_SAFE_INTEGER + 2}}`),
+  b64('{"offset":-1}'),
+  b64('{"offset":1.5}'),
+  b64('{"offset":"1"}'),
+  '99999999999999999999999',
+  '-5',
+  '1.5',
+  '!!!',
+];
+
+describe('paging parameters on every list route', () => {
+  let server: TestServer;
+  /** Each list route's path (seeded values in its parameters) and its answer without paging. */
+  let lists: { path: string; plain: unknown }[];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const api = server.api;
+    expectStatus(await api.post('/api/v1/flags', { key: 'paged', name: 'Paged', type: 'BOOLEAN_FLAG_TYPE' }), 200);
+    expectStatus(await api.post('/api/v1/namespaces/default/flags/paged/rollouts', { rank: 1, threshold: { percentage: 50, value: true } }), 200);
+    expectStatus(await api.post('/api/v1/segments', { key: 'paged', name: 'Paged' }), 200);
+    lists = [];
+    for (const route of routeTemplates(server).filter((r) => r.method === 'GET')) {
+      const path = fillTemplate(route.url, (param) => (param === 'namespaceKey' ? 'default' : 'paged'));
+      const res = await api.get(path);
+      if (res.status === 200 && typeof res.body === 'object' && res.body !== null && 'nextPageToken' in res.body) lists.push({ path, plain: res.body });
+    }
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('finds the list routes in the app', () => {
+    const paths = lists.map((l) => l.path);
+    for (const known of ['/api/v1/namespaces', '/api/v1/flags', '/api/v1/namespaces/default/flags/paged/rollouts', '/auth/v1/tokens']) {
+      expect(paths).toContain(known);
+    }
+    expect(paths.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('a limit that is not a non-negative 32-bit integer is a 400 naming limit', async () => {
+    const wrong: string[] = [];
+    for (const { path } of lists) {
+      for (const value of [...BAD_INTEGERS, '-1']) {
+        const res = await server.api.get(`${path}?limit=${value}`);
+        if (res.status !== 400 || !/\blimit\b/.test(res.body?.message ?? '')) wrong.push(`${path}?limit=${value} → ${res.status} ${res.text}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('an offset that is not a non-negative 32-bit integer is a 400 naming offset (or ignored where Flipt has no offset)', async () => {
+    const wrong: string[] = [];
+    for (const { path, plain } of lists) {
+      for (const value of [...BAD_INTEGERS, '-1']) {
+        const res = await server.api.get(`${path}?limit=1&offset=${value}`);
+        const ignored = res.status === 200 && path === '/auth/v1/tokens';
+        if (!ignored && (res.status !== 400 || !/\boffset\b/.test(res.body?.message ?? ''))) wrong.push(`${path}?offset=${value} → ${res.status} ${res.text}`);
+        if (ignored) expect(res.body).toEqual(plain);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('a page token that is malformed or holds an offset no database can bind is a 400 naming pageToken', async () => {
+    const wrong: string[] = [];
+    for (const { path } of lists) {
+      for (const token of BAD_TOKENS) {
+        const res = await server.api.get(`${path}?limit=1&pageToken=${q(token)}`);
+        if (res.status !== 400 || !res.body?.message?.includes('pageToken')) wrong.push(`${path}?pageToken=${token} → ${res.status} ${res.text}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the largest values are answered: limit and offset 2^31-1, a page token at the largest safe offset', async () => {
+    for (const { path } of lists) {
+      const token = path === '/auth/v1/tokens' ? String(Number.MAX_SAFE_INTEGER) : b64(`{"offset":${Number.MAX_SAFE_INTEGER}}`);
+      for (const query of ['limit=2147483647', 'limit=1&offset=2147483647', `limit=2147483647&pageToken=${q(token)}`]) {
+        const res = await server.api.get(`${path}?${query}`);
+        expect(res.status, `${path}?${query}: ${res.text}`).toBe(200);
+        expect(res.body.nextPageToken, `${path}?${query}`).toBe('');
+      }
+    }
+  });
+});
