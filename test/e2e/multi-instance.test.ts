@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, backends, POSTGRES_URL, postgresAdmin, REDIS_URL, type CreatedDatabase } from '../support/backends';
+import { backend, backends, POSTGRES_URL, postgresAdmin, REDIS_URL, unless, type CreatedDatabase } from '../support/backends';
 import { freePort, serve } from '../support/cli';
 import { ApiClient, expectStatus } from '../support/server';
 
@@ -60,7 +60,7 @@ async function propagation(writer: ApiClient, readers: ApiClient[], ns: string, 
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-describe.skipIf(POSTGRES_URL === '')('three instances on one PostgreSQL database', () => {
+describe.skipIf(POSTGRES_URL === '')(unless('three instances on one PostgreSQL database', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL }), () => {
   let db: CreatedDatabase;
   let trio: Instance[];
 
@@ -141,7 +141,8 @@ describe.skipIf(POSTGRES_URL === '')('three instances on one PostgreSQL database
   });
 });
 
-describe.skipIf(POSTGRES_URL === '' || REDIS_URL === '')('three instances on one PostgreSQL database with the Redis cache', () => {
+const withRedis = unless('three instances on one PostgreSQL database with the Redis cache', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL, PENNON_TEST_REDIS_URL: REDIS_URL });
+describe.skipIf(POSTGRES_URL === '' || REDIS_URL === '')(withRedis, () => {
   let db: CreatedDatabase;
   let trio: Instance[];
 
