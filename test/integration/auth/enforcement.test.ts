@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
 
 /**
- * Enforcement with `authentication.required: true` (reference/flipt-api.md §6.1, §6.2, §4.1):
+ * Enforcement with `authentication.required: true` (Flipt's `internal/server/authn/middleware/`):
  * every surface refuses a request without a valid token with 401, before looking at the body;
  * the public routes (/health, /auth/v1/method) and unknown routes never ask for one. The
  * evaluation fast lane (POST /evaluate/v1/variant and /boolean, answered before Fastify) is
@@ -321,7 +321,7 @@ describe('authentication required', () => {
   });
 });
 
-describe('bootstrap (§6.4) and a second instance on the same database', () => {
+describe('bootstrap and a second instance on the same database', () => {
   let first: TestServer;
   let second: TestServer;
   const bearer = (server: TestServer, token: string) => server.api.withHeaders({ authorization: `Bearer ${token}` });

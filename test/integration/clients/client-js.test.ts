@@ -5,7 +5,7 @@ import { findEntity, seedClientFixture, thresholdValue, variantBucket, type Seed
 import { initClient, startTap, type Tap } from './harness';
 
 /**
- * `@flipt-io/flipt-client-js` 0.5.1 (clients.md §5): it downloads the namespace snapshot
+ * `@flipt-io/flipt-client-js` 0.5.1: it downloads the namespace snapshot
  * from `/internal/v1/evaluation/snapshot/namespace/{ns}` and evaluates locally with Flipt's
  * own (WASM) engine. Its local results must equal the server's REST results; the snapshot
  * endpoint's ETag / version-gate behaviour is checked with plain fetch. No auth: not
