@@ -24,5 +24,5 @@ done < <(env)
 
 echo "fresh-clone: npm ci && npm test in $work/pennon"
 cd "$work/pennon"
-env "${unset_args[@]}" PENNON_CHROMIUM="$work/no-chromium" bash -c 'npm ci && npm test'
+env "${unset_args[@]}" PENNON_TEST_CHROMIUM="$work/no-chromium" bash -c 'npm ci && npm test'
 echo "fresh-clone: passed"
