@@ -45,14 +45,22 @@ describeOnExternal(['postgres', 'mysql'], 'connection pool on $name', (backend) 
     const conn = open({ maxOpen: 1, acquireTimeoutMs: 300 });
     await prepareSchema(conn);
     const store = storeFor(conn, systemClock());
-    // The only connection is busy for a second.
-    const busy = conn.db.connection().execute((db) => pause(backend, 1).execute(db));
-    await new Promise((r) => setTimeout(r, 50));
-    const started = Date.now();
+    // The only connection is busy for a few seconds, from the moment the pool hands it out.
+    let acquired = () => undefined as void;
+    const holding = new Promise<void>((resolve) => (acquired = resolve));
+    let released = false;
+    const busy = conn.db
+      .connection()
+      .execute((db) => {
+        acquired();
+        return pause(backend, 5).execute(db);
+      })
+      .finally(() => (released = true));
+    await holding;
     const err = await store.getNamespace('default').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PennonError);
     expect((err as PennonError).kind).toBe('unavailable');
-    expect(Date.now() - started).toBeLessThan(900);
+    expect(released).toBe(false); // it gave up after acquireTimeoutMs, not once the connection came back
     await busy;
     // Once free, the same pool serves again.
     expect((await store.getNamespace('default')).key).toBe('default');
