@@ -120,12 +120,13 @@ describeOnExternal(['cockroach-on-postgres'], 'the lease lock on $name', (backen
     await withLease(
       conn.db,
       async () => {
-        // Past the lease's own length: without renewal another instance could take it.
-        await new Promise((r) => setTimeout(r, 1200));
+        // Past the lease's own length: without renewal another instance could take it. (A lease
+        // twenty renewals long: a loaded machine may delay a renewal, not by two seconds.)
+        await new Promise((r) => setTimeout(r, 2400));
         const taken = await sql`UPDATE ${sql.table(LEASE_TABLE)} SET owner = ${'intruder'} WHERE id = 1 AND expires_at < now()`.execute(conn.db);
         stolen = Number(taken.numAffectedRows) > 0;
       },
-      { leaseMs: 600, renewMs: 150 },
+      { leaseMs: 2000, renewMs: 100 },
     );
     expect(stolen).toBe(false);
   });
