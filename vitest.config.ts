@@ -59,10 +59,6 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // A few tests measure time (propagation between processes, drains, timeouts) on a 2-core
-    // machine that runs two test files at once; one retry keeps a scheduling hiccup from
-    // failing the run, while a real failure still fails twice. Retried tests are reported.
-    retry: 1,
     pool: 'forks',
     // Vitest's default is one worker per core minus one — a single worker on a 2-core machine.
     // Most of the suite waits on databases, servers and child processes, so two files at a time

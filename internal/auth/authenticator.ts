@@ -5,13 +5,13 @@ import { hashToken, sameHash } from './tokens';
 
 /**
  * Verifies `Authorization: Bearer <token>`: the token is hashed, looked up by its hash and
- * compared in constant time. Lookups are kept locally for `ttlMs` (default 1 s) so that the
- * evaluation path does not query the database per request; expiry is checked on every
- * request, and a token deleted or expired through this instance is dropped at once. A token
- * deleted through another instance is refused here within `ttlMs` — or, with a shared cache
- * (`cache.enabled`), within the cache's TTL unless the instances share invalidations (Redis).
- * When the database is unavailable, the last lookup of a token keeps answering, so that
- * evaluations go on during an outage.
+ * compared in constant time. Lookups are kept locally for `ttlMs` (default 1 s, timed by the
+ * given clock, as expiry is) so that the evaluation path does not query the database per
+ * request; expiry is checked on every request, and a token deleted or expired through this
+ * instance is dropped at once. A token deleted through another instance is refused here within
+ * `ttlMs` — or, with a shared cache (`cache.enabled`), within the cache's TTL unless the
+ * instances share invalidations (Redis). When the database is unavailable, the last lookup of
+ * a token keeps answering, so that evaluations go on during an outage.
  */
 interface CacheEntry {
   auth: Authentication | null;
@@ -42,7 +42,7 @@ export class Authenticator {
     const token = header.slice(7);
     if (token === '') throw unauthenticated();
     const hash = hashToken(token);
-    const now = Date.now();
+    const now = this.clock.nowMicros() / 1000;
     let entry = this.local.get(hash);
     if (!entry || entry.until <= now) entry = await this.lookup(hash, entry, now);
     const auth = entry.auth;

@@ -3,7 +3,7 @@ import { parseDuration } from './duration';
 
 /**
  * The configuration tree. Keys follow Flipt's configuration where Flipt has the same setting
- * (reference flipt-api.md §7), so an operator's Flipt config mostly reads unchanged.
+ * (Flipt's `internal/config/*.go`), so an operator's Flipt config mostly reads unchanged.
  * Every object is strict: an unknown key is an error that names it.
  */
 
@@ -112,8 +112,8 @@ const evaluation = z.strictObject({
 });
 
 /**
- * A Git repository flags are read from (Flipt v2's `storage.<key>`; reference flipt-v2-git.md
- * §1.3). Cross-references (credentials) and `poll_interval >= 1s` are checked at load
+ * A Git repository flags are read from (Flipt v2's `storage.<key>`, `internal/config/storage.go`).
+ * Cross-references (credentials) and `poll_interval >= 1s` are checked at load
  * (internal/config/git.ts), where the message can name the key.
  */
 const gitStorage = z.strictObject(
@@ -170,7 +170,7 @@ const credential = z.strictObject({
 
 const SCM_TYPES = ['github', 'gitlab', 'gitea', 'bitbucket', 'azure'] as const;
 
-/** Flipt v2's `environments.<key>` (reference §1.2); `name` defaults to the key at load. */
+/** Flipt v2's `environments.<key>` (`internal/config/environments.go`); `name` defaults to the key at load. */
 const environment = z.strictObject({
   name: z.string().default(''),
   default: z.boolean().default(false),

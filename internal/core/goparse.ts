@@ -1,8 +1,9 @@
 /**
  * Go's text rules, re-implemented: Flipt parses constraint values and context values with Go's
- * strconv and time packages, and JavaScript's Number(), trim() and Date disagree with them on
- * many inputs (reference flipt-evaluation.md §4). Used by evaluation and by constraint
- * validation, so that what is stored and what is matched follow the same rules.
+ * strconv and time packages (the matchers of `internal/server/evaluation/legacy_evaluator.go`),
+ * and JavaScript's Number(), trim() and Date disagree with them on many inputs. Used by
+ * evaluation and by constraint validation, so that what is stored and what is matched follow the
+ * same rules.
  */
 
 /** Unicode White_Space as Go's strings.TrimSpace sees it (not U+FEFF, not U+200B). */

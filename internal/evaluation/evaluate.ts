@@ -4,7 +4,8 @@ import type { BooleanResult, CompiledFlag, CompiledSegment, Context, VariantResu
 import type { FlagTrace, SegmentTrace } from './trace';
 
 /**
- * Flipt v1's evaluators, exactly (reference flipt-evaluation.md §2, §3, §6). Pure and
+ * Flipt v1's evaluators, exactly (`internal/server/evaluation/evaluation.go` and
+ * `legacy_evaluator.go`: rules, distributions, rollouts, reasons). Pure and
  * synchronous. An optional trace records the path taken (for `pennon evaluate` and the
  * dashboard); without one, nothing extra is computed.
  */

@@ -3,7 +3,8 @@ import { compareGoTime, goTrimSpace, parseGoBool, parseGoDateTime, parseGoFloat,
 import type { ComparisonType } from '../core/types';
 
 /**
- * Constraint matchers with Flipt v1's semantics (reference flipt-evaluation.md §4), compiled
+ * Constraint matchers with Flipt v1's semantics (`matchesString`, `matchesNumber`, `matchesBool`,
+ * `matchesDateTime` in `internal/server/evaluation/legacy_evaluator.go`), compiled
  * once per snapshot: the constraint's value is parsed here, not per request. A matcher gets
  * the context value (a missing key is "") and answers true or false; Flipt's matcher errors
  * (unparseable numbers, booleans, datetimes, lists) are "no match", never a failure.

@@ -90,6 +90,11 @@ export class GitRepository {
     return this.queue.runs;
   }
 
+  /** Resolves once no fetch is running or queued. */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
   /** Polls every `poll_interval`; the first poll comes one interval after start, as in Flipt. */
   startPolling(): void {
     if (this.timer || this.stopped) return;

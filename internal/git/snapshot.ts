@@ -4,10 +4,11 @@ import { compileNamespace, type CompiledNamespace } from '../evaluation';
 import { decodeDocuments, encodingOf, planImport, type DocumentPlan, type ExistingState } from '../ext';
 
 /**
- * An environment's flag state at one commit: the flag files (reference flipt-v2-git.md §2)
- * read with `pennon flag import`'s decoder and validation (versions up to 1.6, unknown keys
- * refused as Flipt's CUE schema does), turned into the same `NamespaceData` the database gives
- * and compiled with the same `compileNamespace`. Building is all or nothing: one bad file fails
+ * An environment's flag state at one commit: the flag files (`<dir>/features.{yaml,yml,json}`,
+ * as Flipt v2's `internal/storage/fs/snapshot.go` finds them) read with `pennon flag import`'s
+ * decoder and validation (versions up to 1.6, unknown keys refused as Flipt's CUE schema does),
+ * turned into the same `NamespaceData` the database gives and compiled with the same
+ * `compileNamespace`. Building is all or nothing: one bad file fails
  * the whole snapshot (as in Flipt), and the caller keeps the previous one.
  */
 

@@ -52,7 +52,7 @@ export class Metrics implements CacheCounters {
   private readonly cacheMisses: Counter<'cache'>;
   private readonly cacheErrors: Counter<'cache'>;
   private readonly serverErrors: Counter;
-  // Inbound Git webhooks (the seed's §6): rare, so plain prom-client series.
+  // Inbound Git webhooks: rare, so plain prom-client series.
   private readonly webhookRequests: Counter<'environment' | 'scm' | 'result'>;
   private readonly webhookFetchErrors: Counter<'environment' | 'scm'>;
   private readonly webhookSyncDuration: Histogram<'environment' | 'scm'>;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { freePort, pennon, serve } from '../support/cli';
 import { ApiClient, expectStatus } from '../support/server';
-import { EXT_FIXTURES, READONLY_MAIN, eventually, expectDocumentsInApi, parseFixture, resetViaApi, tempDir, undefinedSegments } from './flag-helpers';
+import { DATASET, IMPORT_DOCUMENTS, eventually, expectDocumentsInApi, parseFixture, resetViaApi, tempDir, undefinedSegments } from './flag-helpers';
 
 /**
  * `pennon flag import` / `export`, run as a user runs them, against one running server: YAML
@@ -14,12 +14,12 @@ import { EXT_FIXTURES, READONLY_MAIN, eventually, expectDocumentsInApi, parseFix
  */
 
 const REJECTED: Record<string, string> = {
-  import_invalid_version: 'unsupported version: 5.0',
-  import_v1_flag_type_not_supported: 'flag.type is supported in version >=1.1, found 1.0',
-  import_v1_rollouts_not_supported: 'flag.rollouts is supported in version >=1.1, found 1.0',
+  'bad-version': 'unsupported version: 9.1',
+  'v1.0-with-type': 'flag.type is supported in version >=1.1, found 1.0',
+  'v1.0-with-rollouts': 'flag.rollouts is supported in version >=1.1, found 1.0',
 };
 const VERSION = (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version;
-const fixtures = readdirSync(EXT_FIXTURES).filter((f) => f.startsWith('import')).sort();
+const fixtures = readdirSync(IMPORT_DOCUMENTS).sort();
 const rejected = fixtures.filter((f) => f.replace(/\.(yml|json)$/, '') in REJECTED);
 const accepted = fixtures.filter((f) => !rejected.includes(f));
 
@@ -53,7 +53,7 @@ describe('pennon flag import / export (the built CLI)', () => {
   };
   /** YAML over HTTP, JSON in-process (the server notices the write within ~1 s). */
   const importFixture = (file: string, extra: string[] = []) =>
-    file.endsWith('.json') ? pennon(['flag', 'import', join(EXT_FIXTURES, file), ...extra], { env }) : pennon(['flag', 'import', join(EXT_FIXTURES, file), '--address', address, ...extra]);
+    file.endsWith('.json') ? pennon(['flag', 'import', join(IMPORT_DOCUMENTS, file), ...extra], { env }) : pennon(['flag', 'import', join(IMPORT_DOCUMENTS, file), '--address', address, ...extra]);
   const seedFlag = async () => expectStatus(await api.post('/api/v1/namespaces/default/flags', { key: 'before', name: 'Before', enabled: true }), 200);
 
   it.each(rejected)('refuses %s with Flipt\'s message and writes nothing', async (file) => {
@@ -67,15 +67,15 @@ describe('pennon flag import / export (the built CLI)', () => {
   });
 
   it.each(accepted)('imports %s; the API returns every object of the document', async (file) => {
-    const docs = parseFixture(join(EXT_FIXTURES, file));
-    // These documents' rollouts name a segment `internal_users` that no document defines
-    // (Flipt's own import tests run against a mocked store); a real database refuses them, in
-    // Flipt too. So it is created through the API first, in each namespace concerned.
+    const docs = parseFixture(join(IMPORT_DOCUMENTS, file));
+    // These documents' rollouts name a segment `staff` that no document defines (as Flipt's own
+    // import tests do, against a mocked store); a real database refuses them, in Flipt too. So
+    // it is created through the API first, in each namespace concerned.
     const missing = undefinedSegments(docs);
     for (const [ns, keys] of missing) {
-      expect([...keys]).toEqual(['internal_users']);
+      expect([...keys]).toEqual(['staff']);
       if (ns !== 'default') expectStatus(await api.post('/api/v1/namespaces', { key: ns, name: ns }), 200);
-      expectStatus(await api.post(`/api/v1/namespaces/${ns}/segments`, { key: 'internal_users', name: 'Internal users' }), 200);
+      expectStatus(await api.post(`/api/v1/namespaces/${ns}/segments`, { key: 'staff', name: 'Staff' }), 200);
     }
     const result = await importFixture(file, ['--json']);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -86,37 +86,40 @@ describe('pennon flag import / export (the built CLI)', () => {
     await eventually(() => expectDocumentsInApi(api, docs, missing));
   });
 
-  it('imports the flipt-readonly data set (both namespaces); evaluations answer as in Flipt', async () => {
+  it('imports the data set (both namespaces); evaluations answer as in Flipt', async () => {
     for (const file of ['default.yaml', 'production.yaml']) {
-      const result = await pennon(['flag', 'import', join(READONLY_MAIN, file)], { env });
+      const result = await pennon(['flag', 'import', join(DATASET, file)], { env });
       expect(result.exitCode, result.stderr).toBe(0);
-      expect(result.stderr).toMatch(/^imported (1 namespace, )?57 flags, 104 variants, 53 segments, 101 constraints, 2503 rules, 5003 distributions, 7 rollouts \(one transaction\)$/);
+      expect(result.stderr).toMatch(/^imported (1 namespace, )?27 flags, 44 variants, 23 segments, 22 constraints, 403 rules, 803 distributions, 7 rollouts \(one transaction\)$/);
     }
     const variant = (namespaceKey: string, flagKey: string, entityId: string, context: Record<string, string>) =>
       eventually(async () => expectStatus(await api.post('/evaluate/v1/variant', { namespaceKey, flagKey, entityId, context }), 200));
+    // Bucket crc32(flag key + entity id) % 1000: 520 for banner-01 and 952 for bundle-offer, in
+    // the second half of their 50/50 splits.
     for (const ns of ['default', 'production']) {
-      expect(await variant(ns, 'flag_001', 'some-fixed-entity-id', { in_segment: 'segment_005' })).toMatchObject({
+      expect(await variant(ns, 'banner-01', 'dave', { cohort: '05' })).toMatchObject({
         match: true,
-        variantKey: 'variant_002',
-        segmentKeys: ['segment_005'],
+        variantKey: 'right',
+        segmentKeys: ['cohort-05'],
         reason: 'MATCH_EVALUATION_REASON',
       });
     }
-    expect(await variant('default', 'flag_variant_and_segments', 'some-fixed-entity-id', { in_segment: 'segment_001', anding: 'segment' })).toMatchObject({
+    expect(await variant('default', 'bundle-offer', 'dave', { cohort: '01', tier: 'gold' })).toMatchObject({
       match: true,
-      variantKey: 'variant_002',
-      segmentKeys: ['segment_001', 'segment_anding'],
+      variantKey: 'right',
+      segmentKeys: ['cohort-01', 'loyal'],
     });
+    // The 50% threshold: crc32(entity id + flag key) % 100 is 94 for carol, 10 for dave.
     const boolean = async (entityId: string, context: Record<string, string> = {}) =>
-      expectStatus(await api.post('/evaluate/v1/boolean', { flagKey: 'flag_boolean', entityId, context }), 200);
-    expect(await boolean('hello')).toMatchObject({ enabled: false, reason: 'DEFAULT_EVALUATION_REASON' });
-    expect(await boolean('fixed')).toMatchObject({ enabled: true, reason: 'MATCH_EVALUATION_REASON', segmentKeys: [] });
-    expect(await boolean('hello', { in_segment: 'segment_001' })).toMatchObject({ enabled: true, segmentKeys: ['segment_001'] });
+      expectStatus(await api.post('/evaluate/v1/boolean', { flagKey: 'express-delivery', entityId, context }), 200);
+    expect(await boolean('carol')).toMatchObject({ enabled: false, reason: 'DEFAULT_EVALUATION_REASON' });
+    expect(await boolean('dave')).toMatchObject({ enabled: true, reason: 'MATCH_EVALUATION_REASON', segmentKeys: [] });
+    expect(await boolean('carol', { cohort: '01' })).toMatchObject({ enabled: true, segmentKeys: ['cohort-01'] });
     expect(expectStatus(await api.get('/api/v1/namespaces/production'), 200).name).toBe('Production');
   });
 
   it('--skip-existing skips what exists; a plain re-import fails naming the flag and writes nothing', async () => {
-    const file = join(EXT_FIXTURES, 'import_v1.yml');
+    const file = join(IMPORT_DOCUMENTS, 'v1.0.yml');
     const first = await pennon(['flag', 'import', file, '--json'], { env });
     expect(first.exitCode, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toEqual({
@@ -128,10 +131,10 @@ describe('pennon flag import / export (the built CLI)', () => {
     for (const remote of [[], ['--address', address]]) {
       const again = await pennon(['flag', 'import', file, ...remote], { env });
       expect(again.exitCode).toBe(1);
-      expect(again.stderr).toMatch(/^pennon: flag "default\/flag1" is not unique \(document 1, namespace "default", flag "flag1"[^\n]*\nhint: add --skip-existing to keep what already exists, or --drop to replace everything$/);
+      expect(again.stderr).toMatch(/^pennon: flag "default\/checkout" is not unique \(document 1, namespace "default", flag "checkout"[^\n]*\nhint: add --skip-existing to keep what already exists, or --drop to replace everything$/);
       const skipping = await pennon(['flag', 'import', file, '--skip-existing', '--json', ...remote], { env });
       expect(skipping.exitCode, skipping.stderr).toBe(0);
-      expect(JSON.parse(skipping.stdout)).toMatchObject({ created: { flags: 0, segments: 0 }, skipped: { flags: ['default/flag1'], segments: ['default/segment1'] } });
+      expect(JSON.parse(skipping.stdout)).toMatchObject({ created: { flags: 0, segments: 0 }, skipped: { flags: ['default/checkout'], segments: ['default/beta-testers'] } });
       expect(skipping.stderr).toMatch(/^imported nothing; skipped 2 existing/);
     }
     expect(await exportAll()).toBe(before);
@@ -142,24 +145,24 @@ describe('pennon flag import / export (the built CLI)', () => {
       expectStatus(await api.post('/api/v1/namespaces', { key: 'other', name: 'Other' }), 200);
       expectStatus(await api.post('/api/v1/namespaces/other/flags', { key: 'gone', name: 'Gone' }), 200);
       expectStatus(await api.post('/api/v1/namespaces/default/flags', { key: 'gone-too', name: 'Gone too' }), 200);
-      const result = await pennon(['flag', 'import', '--drop', '--json', join(EXT_FIXTURES, 'import_v1.yml'), ...remote], { env });
+      const result = await pennon(['flag', 'import', '--drop', '--json', join(IMPORT_DOCUMENTS, 'v1.0.yml'), ...remote], { env });
       expect(result.exitCode, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).dropped.sort()).toEqual(['default', 'other']);
       expect(result.stderr).toMatch(/; dropped default, other/);
       await eventually(async () => expect((await api.get('/api/v1/namespaces/other')).status).toBe(404));
       const flags = expectStatus(await api.get('/api/v1/namespaces/default/flags'), 200).flags.map((f: { key: string }) => f.key);
-      expect(flags).toEqual(['flag1']);
+      expect(flags).toEqual(['checkout']);
       expect(expectStatus(await api.get('/api/v1/namespaces/default'), 200).name).toBe('Default');
     }
   });
 
   it('reads stdin: `-` with --format json, and YAML by default', async () => {
-    const json = await pennon(['flag', 'import', '-', '--format', 'json'], { env, input: readFileSync(join(EXT_FIXTURES, 'import_v1.json'), 'utf8') });
+    const json = await pennon(['flag', 'import', '-', '--format', 'json'], { env, input: readFileSync(join(IMPORT_DOCUMENTS, 'v1.0.json'), 'utf8') });
     expect(json.exitCode, json.stderr).toBe(0);
     const yaml = await pennon(['flag', 'import'], { env, input: 'namespace: piped\nflags:\n- key: from-stdin\n  name: From stdin\n  enabled: true\n' });
     expect(yaml.exitCode, yaml.stderr).toBe(0);
     await eventually(async () => {
-      expect(expectStatus(await api.get('/api/v1/namespaces/default/flags/flag1'), 200).variants[0].key).toBe('variant1');
+      expect(expectStatus(await api.get('/api/v1/namespaces/default/flags/checkout'), 200).variants[0].key).toBe('one-page');
       expect(expectStatus(await api.get('/api/v1/namespaces/piped/flags/from-stdin'), 200).enabled).toBe(true);
     });
     const garbage = await pennon(['flag', 'import', '-', '--format', 'json'], { env, input: '{"flags": [' });
@@ -224,7 +227,7 @@ describe('pennon flag import / export (the built CLI)', () => {
 
   it('fails with `cannot reach` when --address answers nothing', async () => {
     const nobody = `http://127.0.0.1:${await freePort()}`;
-    for (const args of [['flag', 'export', '--address', nobody], ['flag', 'import', join(EXT_FIXTURES, 'import_v1.yml'), '--address', nobody]]) {
+    for (const args of [['flag', 'export', '--address', nobody], ['flag', 'import', join(IMPORT_DOCUMENTS, 'v1.0.yml'), '--address', nobody]]) {
       const result = await pennon(args);
       expect(result.exitCode).toBe(1);
       expect(result.stderr).toMatch(/^pennon: [^\n]*cannot reach [^\n]*\nhint: is a Pennon \(or Flipt\) server running at http:\/\/127\.0\.0\.1:\d+\?$/);

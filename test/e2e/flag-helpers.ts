@@ -11,8 +11,9 @@ import { ApiClient, expectStatus } from '../support/server';
  * what the HTTP API of a running server returns.
  */
 
-export const EXT_FIXTURES = '/work/shared/fixtures/flipt-ext';
-export const READONLY_MAIN = '/work/shared/fixtures/flipt-readonly/main';
+/** The import documents and the data set's two namespaces (test/fixtures/ext/README.md). */
+export const IMPORT_DOCUMENTS = join(__dirname, '../fixtures/ext/import');
+export const DATASET = join(__dirname, '../fixtures/ext/dataset/full');
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, backends, POSTGRES_URL, postgresAdmin, REDIS_URL, type CreatedDatabase } from '../support/backends';
+import { backend, backends, POSTGRES_URL, postgresAdmin, REDIS_URL, unless, type CreatedDatabase } from '../support/backends';
 import { freePort, serve } from '../support/cli';
 import { ApiClient, expectStatus } from '../support/server';
 
@@ -45,13 +45,28 @@ async function enabledOn(api: ApiClient, ns: string): Promise<boolean> {
   return expectStatus(await api.post('/evaluate/v1/boolean', { namespaceKey: ns, flagKey: 'b', entityId: 'e', context: {} }), 200).enabled;
 }
 
+/**
+ * Far above what each mechanism needs (the 1 s poll, a pub/sub message), far below what would
+ * mean it is not working (the 60 s poll where pub/sub is tested): a loaded machine is slow, not wrong.
+ */
+const BOUND_MS = 10_000;
+
+/** Waits (bounded) until `check` holds. */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = performance.now() + BOUND_MS;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Flips the flag through `writer`; how long until every reader evaluates the new state (ms). */
 async function propagation(writer: ApiClient, readers: ApiClient[], ns: string, to: boolean): Promise<number> {
   expectStatus(await writer.put(`/api/v1/namespaces/${ns}/flags/b`, { name: 'B', enabled: to }), 200);
   const start = performance.now();
   for (const reader of readers) {
     while ((await enabledOn(reader, ns)) !== to) {
-      if (performance.now() - start > 5000) throw new Error('a write never reached another instance');
+      if (performance.now() - start > BOUND_MS) throw new Error('a write never reached another instance');
       await new Promise((r) => setTimeout(r, 2));
     }
   }
@@ -60,7 +75,7 @@ async function propagation(writer: ApiClient, readers: ApiClient[], ns: string, 
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-describe.skipIf(POSTGRES_URL === '')('three instances on one PostgreSQL database', () => {
+describe.skipIf(POSTGRES_URL === '')(unless('three instances on one PostgreSQL database', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL }), () => {
   let db: CreatedDatabase;
   let trio: Instance[];
 
@@ -97,7 +112,7 @@ describe.skipIf(POSTGRES_URL === '')('three instances on one PostgreSQL database
       times.push(await propagation(writer, [a, b, c].filter((x) => x !== writer), 'prop', i % 2 === 0));
     }
     console.info(`3 processes, PostgreSQL, poll only: write → both others ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
-    expect(Math.max(...times)).toBeLessThan(2000);
+    expect(Math.max(...times)).toBeLessThan(BOUND_MS);
   });
 
   it('concurrent rule creates and reorders from all three leave ranks dense and unique', async () => {
@@ -130,18 +145,18 @@ describe.skipIf(POSTGRES_URL === '')('three instances on one PostgreSQL database
     const expiresAt = new Date(Date.now() + 1000).toISOString();
     const created = await Promise.all(Array.from({ length: 10 }, (_, i) => a.post('/auth/v1/method/token', { name: `short-${i}`, expiresAt })));
     expect(created.map((r) => r.status)).toEqual(Array(10).fill(200));
-    const start = Date.now();
     let left = 10;
-    while (left > 0 && Date.now() - start < 5000) {
-      await new Promise((r) => setTimeout(r, 200));
+    await until(async () => {
       const all = expectStatus(await b.get('/auth/v1/tokens?limit=100'), 200).authentications as { metadata: Record<string, string> }[];
       left = all.filter((t) => t.metadata['io.flipt.auth.token.name']?.startsWith('short-')).length;
-    }
+      return left === 0;
+    }, 'the expired tokens are gone');
     expect(left).toBe(0);
   });
 });
 
-describe.skipIf(POSTGRES_URL === '' || REDIS_URL === '')('three instances on one PostgreSQL database with the Redis cache', () => {
+const withRedis = unless('three instances on one PostgreSQL database with the Redis cache', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL, PENNON_TEST_REDIS_URL: REDIS_URL });
+describe.skipIf(POSTGRES_URL === '' || REDIS_URL === '')(withRedis, () => {
   let db: CreatedDatabase;
   let trio: Instance[];
 
@@ -165,6 +180,9 @@ describe.skipIf(POSTGRES_URL === '' || REDIS_URL === '')('three instances on one
     const [a, b, c] = trio.map((i) => i.api);
     expectStatus(await a.post('/api/v1/namespaces', { key: 'fast', name: 'fast' }), 200);
     expectStatus(await a.post('/api/v1/namespaces/fast/flags', { key: 'b', name: 'B', type: 'BOOLEAN_FLAG_TYPE', enabled: false }), 200);
+    // b and c hear of the new namespace by the published change too (no poll within the test).
+    const known = (api: ApiClient) => async () => (await api.post('/evaluate/v1/boolean', { namespaceKey: 'fast', flagKey: 'b', entityId: 'e', context: {} })).status === 200;
+    for (const api of [b, c]) await until(known(api), 'every instance knows the new namespace');
     for (const api of [a, b, c]) expect(await enabledOn(api, 'fast')).toBe(false); // each holds the namespace now
     const times: number[] = [];
     for (let i = 0; i < 12; i++) {
@@ -174,6 +192,6 @@ describe.skipIf(POSTGRES_URL === '' || REDIS_URL === '')('three instances on one
     console.info(`3 processes, PostgreSQL + Redis: write → both others median ${median(times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
     // Far below the 60 s poll: only the published change can explain it (the figure is in the log;
     // the bound is loose so that a busy CI machine does not decide the test).
-    expect(Math.max(...times)).toBeLessThan(2000);
+    expect(Math.max(...times)).toBeLessThan(BOUND_MS);
   });
 });

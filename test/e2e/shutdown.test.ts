@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, freePort, serve } from '../support/cli';
+import { holdRequest } from '../support/held-request';
 import { HealthClient } from '../integration/health/grpc-client';
 
 /**
@@ -24,17 +24,10 @@ describe('pennon serve: signals and health (the built executable)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A request held in flight: headers and a first part of its body, the rest when asked. */
+  /** A request held in flight (the server has dispatched it): a first part of its body, the rest when asked. */
   async function heldRequest(port: number, body: string) {
-    const socket = connect(port, '127.0.0.1');
-    await new Promise((resolve) => socket.once('connect', resolve));
-    let text = '';
-    socket.on('data', (chunk) => (text += chunk.toString('utf8')));
-    socket.on('error', () => undefined);
-    const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(text)));
-    socket.write(`POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`);
-    await new Promise((r) => setTimeout(r, 100)); // the server has read the headers: the request is in flight
-    return { finish: () => socket.write(body.slice(5)), closed };
+    const held = await holdRequest(port, `POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Length: ${Buffer.byteLength(body)}`, body.slice(0, 5));
+    return { finish: () => held.send(body.slice(5)), closed: held.closed };
   }
 
   it('SIGTERM: NOT_SERVING at once, new connections refused, the request in flight completes with 200, exit 0', async () => {
@@ -83,7 +76,7 @@ describe('pennon serve: signals and health (the built executable)', () => {
     child.kill('SIGINT');
     const result = await child;
     expect(result.exitCode).toBe(130); // 128 + SIGINT (2); a second SIGTERM gives 143
-    expect(performance.now() - second).toBeLessThan(1000);
+    expect(performance.now() - second).toBeLessThan(10_000); // not the 60 s drain
   });
 
   it('a signal while waiting for the database at start ends the wait with exit 0', async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe } from 'vitest';
 
 /**
  * The databases a suite runs against. SQLite always; PostgreSQL (and the CockroachDB dialect
@@ -123,4 +124,38 @@ export function backend(name: BackendName): Backend {
   const found = backends().find((b) => b.name === name);
   if (!found) throw new Error(`back end "${name}" requested but its PENNON_TEST_*_URL variable is not set`);
   return found;
+}
+
+/** The variable that brings each external back end in. */
+export const VARIABLE_OF: Record<Exclude<BackendName, 'sqlite'>, string> = {
+  postgres: 'PENNON_TEST_POSTGRES_URL',
+  'cockroach-on-postgres': 'PENNON_TEST_POSTGRES_URL',
+  mysql: 'PENNON_TEST_MYSQL_URL',
+};
+
+/** A title's note for a suite left out: `title (PENNON_TEST_X_URL not set)`, or the title as is. */
+export function unless(title: string, variables: Record<string, string>): string {
+  const missing = Object.entries(variables).filter(([, value]) => value === '').map(([name]) => name);
+  return missing.length === 0 ? title : `${title} (${missing.join(' and ')} not set)`;
+}
+
+/**
+ * `describe.each` for suites that only mean something on external databases: one suite per named
+ * back end, `$name` in the title replaced by its name. A back end whose variable is unset is
+ * declared all the same and skipped, titled with the variable to set, so the report shows what
+ * did not run (and a file whose list came out empty does not fail with "No test suite found").
+ */
+export function describeOnExternal(names: Exclude<BackendName, 'sqlite'>[], title: string, suite: (backend: Backend) => void): void {
+  const configured = backends();
+  for (const name of names) {
+    const named = title.replace('$name', name);
+    const backend = configured.find((b) => b.name === name);
+    if (backend) describe(named, () => suite(backend));
+    else describe.skip(`${named} (${VARIABLE_OF[name]} not set)`, () => suite(unconfigured(name)));
+  }
+}
+
+/** Stands in for a back end whose suite is skipped: it declares the tests, never runs them. */
+function unconfigured(name: BackendName): Backend {
+  return { name, create: () => Promise.reject(new Error(`back end "${name}" is not configured`)) };
 }

@@ -9,7 +9,9 @@ import { describe } from 'vitest';
  * Without it the dashboard's browser tests are skipped with a notice — except in CI or with
  * PENNON_TEST_REQUIRE_BROWSER=1 (which .ci/run sets), where a missing browser fails the run.
  */
-export const CHROMIUM = process.env.PENNON_CHROMIUM ?? '/usr/bin/chromium';
+// PENNON_TEST_*, not PENNON_*: the CLI warns about unknown PENNON_* variables, and the
+// end-to-end tests pass the environment on to it.
+export const CHROMIUM = process.env.PENNON_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const required = (process.env.CI ?? '') !== '' || process.env.PENNON_TEST_REQUIRE_BROWSER === '1';
 export const hasBrowser = existsSync(CHROMIUM);
 

@@ -13,7 +13,8 @@ import { dirname, join } from 'node:path';
  * The server can demand an Authorization header, and counts fetches (upload-pack requests).
  */
 
-const HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
+/** The machine's `git http-backend`, wherever its git keeps its programs. */
+const HTTP_BACKEND = join(execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim(), 'git-http-backend');
 
 export interface GitRemoteOptions {
   /** Demand exactly this Authorization header (else 401). */
@@ -37,6 +38,13 @@ export interface GitRemote {
   unauthorized: number;
   /** Milliseconds every request is held before it is answered (settable; 0 by default): a slow remote. */
   delay: number;
+  /**
+   * Holds every request from now on until the returned function is called: a fetch that is in
+   * flight for exactly as long as a test needs, whatever the machine's speed.
+   */
+  hold(): () => void;
+  /** Requests waiting behind `hold()` right now. */
+  held: number;
   /** Writes the files (path → text; null deletes), commits and pushes; returns the commit. */
   commit(files: Record<string, string | null>, message?: string): string;
   close(): Promise<void>;
@@ -57,7 +65,7 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
   git(root, 'init', '-q', '--bare', `--initial-branch=${branch}`, bare);
   git(root, 'init', '-q', `--initial-branch=${branch}`, work);
 
-  const state = { uploadPacks: 0, unauthorized: 0, delay: 0 };
+  const state = { uploadPacks: 0, unauthorized: 0, delay: 0, held: 0, gate: null as Promise<void> | null };
   const certificate = options.tls ? selfSigned(root) : { cert: '', key: '' };
   const handler: RequestListener = (req, res) => {
     if (options.authorization !== undefined && req.headers.authorization !== options.authorization) {
@@ -71,8 +79,14 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
       return;
     }
     if (req.method === 'POST' && req.url?.includes('git-upload-pack')) state.uploadPacks++;
-    if (state.delay > 0) setTimeout(() => cgi(root, req, res), state.delay);
-    else cgi(root, req, res);
+    const answer = () => (state.delay > 0 ? setTimeout(() => cgi(root, req, res), state.delay) : cgi(root, req, res));
+    if (state.gate) {
+      state.held++;
+      void state.gate.then(() => {
+        state.held--;
+        answer();
+      });
+    } else answer();
   };
   const server = options.tls ? createTlsServer(certificate, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -94,6 +108,17 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
     },
     set delay(ms: number) {
       state.delay = ms;
+    },
+    hold() {
+      let release = () => undefined as void;
+      state.gate = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        state.gate = null;
+        release();
+      };
+    },
+    get held() {
+      return state.held;
     },
     commit(files, message = 'change flags') {
       for (const [path, text] of Object.entries(files)) {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { loadConfig, type Config } from '../../internal/config';
+import type { Clock } from '../../internal/core';
 import { startService, type RunningService } from '../../internal/service';
 import { silentLogger } from '../../internal/telemetry';
 import { REDIS_URL, backend, type BackendName } from './backends';
@@ -50,7 +51,8 @@ function cacheEnv(dbUrl: string): Record<string, string> {
   };
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** `clock`: the time the service reads (default: the system clock), e.g. a ManualClock (test/support/clock.ts). */
+export async function startTestServer(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-test-'));
   const name = testBackend();
   let dbUrl = env.PENNON_DB_URL;
@@ -75,7 +77,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
         PENNON_DB_URL: dbUrl,
       },
     });
-    const service = await startService(config, silentLogger());
+    const service = await startService(config, silentLogger(), options.clock);
     return {
       url: service.url,
       config,

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import type { ScmType } from '../../internal/webhook/providers';
 
 /**
- * Signed webhook deliveries built from the provider payloads in test/fixtures/webhook-payloads/
- * (the research fixtures, copied), for the test's own secret and branch: the unit tests of
- * internal/webhook/providers and the route's integration tests send the same bytes.
- * With the defaults (secret `flipt-webhook-test-secret`, branch `main`) the body is the
- * fixture file byte for byte, so the reference's published HMACs apply.
+ * Signed webhook deliveries built from the provider payloads in test/fixtures/webhook-payloads/,
+ * for the test's own secret and branch: the unit tests of internal/webhook/providers and the
+ * route's integration tests send the same bytes. With the defaults (secret
+ * `flipt-webhook-test-secret`, branch `main`) the body is the fixture file byte for byte, so the
+ * HMACs pinned in test/unit/webhook/providers.test.ts apply.
  */
 
 export const FIXTURE_DIR = join(__dirname, '../fixtures/webhook-payloads');

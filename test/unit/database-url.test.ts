@@ -5,7 +5,7 @@ import { mysqlTarget } from '../../internal/storage/sql/mysql';
 import { poolSizes } from '../../internal/storage/sql/pool';
 import { describeUrl, driverUrl } from '../../internal/storage/sql/postgres';
 
-/** db.url forms and the protocol/host/… alternative (flipt-api.md §7.2), and pool settings. */
+/** db.url forms and the protocol/host/… alternative (Flipt's `internal/config/database.go`), and pool settings. */
 const config = (env: Record<string, string>) => loadConfig({ env }).config.db;
 
 describe('database URLs', () => {

@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExtError, decodeDocuments, droppedState, encodingOf, planImport, type DecodeOptions, type Encoding } from '../../internal/ext';
 
-/** Decoding, versions and Flipt's version gates, on Flipt's own test documents and crafted ones. */
+/** Decoding, versions and Flipt's version gates, on the import documents (test/fixtures/ext) and crafted ones. */
 
-const FIXTURES = '/work/shared/fixtures/flipt-ext';
+const FIXTURES = join(__dirname, '../fixtures/ext/import');
 const read = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
-const imports = readdirSync(FIXTURES).filter((f) => f.startsWith('import'));
+const imports = readdirSync(FIXTURES);
 const REJECTED: Record<string, string> = {
-  import_invalid_version: 'unsupported version: 5.0',
-  import_v1_flag_type_not_supported: 'flag.type is supported in version >=1.1, found 1.0',
-  import_v1_rollouts_not_supported: 'flag.rollouts is supported in version >=1.1, found 1.0',
+  'bad-version': 'unsupported version: 9.1',
+  'v1.0-with-type': 'flag.type is supported in version >=1.1, found 1.0',
+  'v1.0-with-rollouts': 'flag.rollouts is supported in version >=1.1, found 1.0',
 };
 
 /** Decodes and validates (against an empty store), as an import does before writing anything. */
@@ -30,14 +30,14 @@ function failure(fn: () => unknown): ExtError {
   throw new Error('expected an ExtError');
 }
 
-describe('the flipt-ext fixtures', () => {
+describe('the import documents', () => {
   it('has every document both as YAML and JSON', () => {
     const stems = (ext: string) => imports.filter((f) => f.endsWith(ext)).map((f) => f.replace(/\.[a-z]+$/, ''));
     expect(stems('.yml')).toEqual(stems('.json'));
     expect(stems('.yml').length).toBeGreaterThanOrEqual(15);
   });
 
-  it.each(imports.filter((f) => f.endsWith('.yml')).map((f) => f.replace('.yml', '')))('%s reads the same from YAML and JSON', (stem) => {
+  it.each(imports.filter((f) => f.endsWith('.yml')).map((f) => f.replace(/\.yml$/, '')))('%s reads the same from YAML and JSON', (stem) => {
     const decode = (encoding: Encoding) => {
       try {
         return decodeDocuments(read(`${stem}.${encoding === 'yaml' ? 'yml' : 'json'}`), { encoding });
@@ -66,23 +66,23 @@ describe('the flipt-ext fixtures', () => {
 
   it('reads the multi-namespace streams document by document', () => {
     for (const ext of ['yml', 'json'] as const) {
-      const stream = decodeDocuments(read(`import_yaml_stream_all_unique_namespaces.${ext}`), { encoding: encodingOf(`x.${ext}`)! });
-      expect(stream.documents.map((d) => d.namespace ?? null)).toEqual(['foo', 'bar', null]);
+      const stream = decodeDocuments(read(`stream-three-namespaces.${ext}`), { encoding: encodingOf(`x.${ext}`)! });
+      expect(stream.documents.map((d) => d.namespace ?? null)).toEqual(['shop', 'outlet', null]);
       expect(stream.documents.map((d) => d.flags?.map((f) => f.key))).toEqual([
-        ['flag1', 'flag2'],
-        ['flag3', 'flag4'],
-        ['flag3', 'flag4'],
+        ['checkout', 'dark-mode'],
+        ['wishlist', 'free-shipping'],
+        ['wishlist', 'free-shipping'],
       ]);
     }
   });
 
   it('skips the comment line Flipt writes at the top of a JSON export', () => {
-    const stream = decodeDocuments(read('import_flag_complex_metadata.json'), { encoding: 'json' });
+    const stream = decodeDocuments(read('v1.4-exported.json'), { encoding: 'json' });
     expect(stream.documents).toEqual([
       {
         version: '1.4',
         namespace: { key: 'default', name: 'Default', description: 'Default namespace' },
-        flags: [{ key: 'test', name: 'test', type: 'BOOLEAN_FLAG_TYPE', enabled: false, metadata: { args: { name: 'value' } } }],
+        flags: [{ key: 'holiday-banner', name: 'Holiday banner', type: 'BOOLEAN_FLAG_TYPE', enabled: false, metadata: { campaign: { region: 'emea' } } }],
       },
     ]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSnapshot, FlagFileError, isFlagFile } from '../../internal/git';
 
-/** Flag files → an environment snapshot (reference flipt-v2-git.md §2). */
+/** Flag files → an environment snapshot (as Flipt v2's `internal/storage/fs/snapshot.go` reads them). */
 
 describe('Git flag files', () => {
   it('finds */features.{yaml,yml,json} at any depth but never at the root', () => {

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PennonError } from '../../internal/core';
 import { bridgeInput, bulkFlags, ofrepError, ofrepFlag } from '../../internal/server/wire/ofrep';
-import { loadVectors } from '../support/vectors';
+import { loadOfrep } from '../support/vectors';
 
 /**
- * The OFREP vectors that describe Flipt's request/response mapping with a mocked evaluation
+ * The OFREP cases that describe Flipt's request/response mapping with a mocked evaluation
  * ("bridge"): the same mapping functions the OFREP routes use, fed the mocked outputs.
  */
-const vectors = loadVectors();
-const transforms = vectors.cases.filter((c) => c.kind === 'ofrepTransform');
-const errors = vectors.cases.filter((c) => c.kind === 'ofrepError');
+const { mapping, errors } = loadOfrep();
 
 const KIND: Record<string, PennonError['kind']> = {
   ErrInvalid: 'invalid',
@@ -22,36 +20,29 @@ const KIND: Record<string, PennonError['kind']> = {
 };
 
 describe('OFREP request and response mapping (vectors)', () => {
-  it.each(transforms)('$id', (c) => {
-    const input = bridgeInput(c.input.headers, { context: c.input.context });
-    if (c.surface === 'ofrep') {
-      expect({ flagKey: c.input.key, ...input, context: { ...input.context } }).toEqual(c.expect.bridgeInput);
-      expect(ofrepFlag(c.input.key, c.input.bridgeOutput)).toEqual(c.expect.response);
+  it.each(mapping.map((c) => [c.source, c] as const))('%s', (_source, c) => {
+    const input = bridgeInput(c.headers, { context: c.context });
+    if (c.call === 'single') {
+      expect([{ flagKey: c.flagKey, ...input, context: { ...input.context } }]).toEqual(c.asks);
+      expect(ofrepFlag(c.flagKey!, c.evaluated)).toEqual(c.response);
       return;
     }
-    const store = (c.input.storeFlags ?? []).map((f: { key: string; type: string; enabled: boolean }) => ({ ...f, type: `${f.type}_FLAG_TYPE` }));
+    const store = (c.storeFlags ?? []).map((f) => ({ ...f, type: `${f.type.toUpperCase()}_FLAG_TYPE` }));
     const keys = bulkFlags(input.context, store);
-    expect(keys.map((flagKey) => ({ flagKey, ...input, context: { ...input.context } }))).toEqual(c.expect.bridgeInputs);
-    expect({ flags: keys.map((k) => ofrepFlag(k, c.input.bridgeOutputs[k])) }).toEqual(c.expect.response);
+    expect(keys.map((flagKey) => ({ flagKey, ...input, context: { ...input.context } }))).toEqual(c.asks);
+    expect({ flags: keys.map((k) => ofrepFlag(k, c.evaluated[k])) }).toEqual(c.response);
   });
 });
 
 describe('OFREP errors (vectors)', () => {
-  it.each(errors)('$id', (c) => {
-    const input = c.input;
-    const source = input.bridgeError ?? (input.grpcCode ? { class: input.grpcCode, message: input.message } : { class: 'ErrInvalid', message: 'flag key was not provided' });
-    const key = input.key ?? input.flagKeyDetail ?? undefined;
-    const { status, body } = ofrepError(new PennonError(KIND[source.class], source.message), key === '' ? undefined : key);
-    if (c.expect.bodyExact) {
-      expect(status).toBe(c.expect.httpStatus);
-      expect(body).toBe(c.expect.bodyExact);
-    } else if (c.expect.passthrough) {
-      // Flipt passes an internal error's text through; Pennon answers 500 GENERAL without it.
-      expect(status).toBe(c.derived.httpStatus);
-      expect(JSON.parse(body)).toEqual({ errorCode: 'GENERAL', errorDetails: 'internal error' });
-    } else {
-      expect(status).toBe(c.derived.httpStatus);
-      expect(JSON.parse(body)).toEqual(c.derived.body);
-    }
+  it.each(errors.map((c) => [`${c.source}: ${c.raised?.class ?? 'nothing raised'}`, c] as const))('%s', (_title, c) => {
+    // Nothing raised below: the OFREP layer itself refuses the empty key.
+    const raised = c.raised ?? { class: 'ErrInvalid', message: 'flag key was not provided' };
+    const { status, body } = ofrepError(new PennonError(KIND[raised.class], raised.message), c.flagKey || undefined);
+    expect(status).toBe(c.status);
+    if (c.bodyText !== undefined) expect(body).toBe(c.bodyText);
+    // Flipt passes an internal error's text through; Pennon answers 500 GENERAL without it.
+    else if (c.internalText) expect(JSON.parse(body)).toEqual({ errorCode: 'GENERAL', errorDetails: 'internal error' });
+    else expect(JSON.parse(body)).toEqual(c.body);
   });
 });

@@ -9,7 +9,8 @@ import { errorBody, GRPC } from '../errors';
 import type { HealthState } from '../health';
 
 /**
- * `POST /api/v2/webhooks/{environment}` (the seed's §4.4, §5.3, §6, §7): a provider's push
+ * `POST /api/v2/webhooks/{environment}` (Flipt v2's inbound Git webhook as Flipt documents it;
+ * its public code has none): a provider's push
  * delivery schedules a fetch of the environment's Git storage. Registered only when the licence
  * grants `webhook` (serve.ts decides). The body is read as raw bytes — signatures are over
  * exactly those — up to 5 MiB (413 beyond, Flipt's error body). Authentication is the

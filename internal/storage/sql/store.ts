@@ -16,6 +16,17 @@ import type { Database, Db } from './tables';
 /** How many times a transaction runs before a retryable conflict is reported (as Unavailable). */
 export const TRANSACTION_ATTEMPTS = 8;
 
+/**
+ * The window the pause after a lost conflict is drawn from (full jitter): it doubles with each
+ * attempt, starting from how long the losing attempt ran (at least 10 ms), up to 2 s. Scaled by
+ * that duration, contenders spread over a few transactions' worth of time whatever the machine's
+ * speed: in fixed milliseconds the windows were narrow next to the slower transactions of a
+ * loaded machine, and a burst of writers to one namespace could run out of attempts.
+ */
+export function retryWindowMs(attempt: number, attemptMs: number): number {
+  return Math.min(2000, Math.max(10, attemptMs) * 2 ** attempt);
+}
+
 /** Subscribers to committed changes, shared by a store and the transactions it opens. */
 class Notifier {
   private readonly listeners = new Set<ChangeListener>();
@@ -96,6 +107,7 @@ export class SqlStore implements Store {
   private async inTransaction<T>(fn: (tx: SqlStore) => Promise<T>, kind: 'write' | 'snapshot' = 'write'): Promise<T> {
     const isolation = kind === 'write' ? this.dialect.writeIsolation : this.dialect.snapshotIsolation;
     for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
       const changes = new Changes();
       const builder = this.root.transaction();
       try {
@@ -108,7 +120,7 @@ export class SqlStore implements Store {
         if (attempt >= TRANSACTION_ATTEMPTS || !this.dialect.isRetryable?.(err)) throw err;
         this.retries++;
         // Full jitter, growing: contenders spread out instead of colliding again in step.
-        await sleep(Math.random() * Math.min(1000, 10 * 2 ** attempt));
+        await sleep(Math.random() * retryWindowMs(attempt, performance.now() - started));
       }
     }
   }

@@ -22,7 +22,7 @@ export type { Classification, Delivery, DeliveryHeaders, DeliveryResult, PushedR
 export { SCM_TYPES } from './types';
 export { isTracked } from './payload';
 
-/** The seed's body limit for the webhook endpoint (§8); the route answers 413 above it. */
+/** The webhook endpoint's body limit; the route answers 413 above it. */
 export const MAX_WEBHOOK_BODY_BYTES = 5 * 1024 * 1024;
 
 const PROVIDERS: Record<ScmType, Provider> = { github, gitlab, gitea, bitbucket, azure };

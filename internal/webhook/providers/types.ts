@@ -13,7 +13,7 @@ export type DeliveryResult = 'accepted' | 'ignored' | 'unauthorized' | 'invalid'
 export type DeliveryHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export interface Delivery {
-  /** The environment's `scm.type`: it alone picks the authentication (the seed's §5.3). */
+  /** The environment's `scm.type`: it alone picks the authentication, whatever the delivery's headers. */
   scm: ScmType;
   /** The environment's `scm.webhook.secret`, resolved. */
   secret: string;

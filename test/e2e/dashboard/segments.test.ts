@@ -11,7 +11,7 @@ import { expectStatus, startTestServer, type TestServer } from '../../support/se
  * journey checks what the API then holds.
  */
 
-/** Flipt's operators per comparison type (reference flipt-api.md §3.3), in the picker's order. */
+/** Flipt's operators per comparison type (`rpc/flipt/operators.go`), in the picker's order. */
 const OPERATORS = {
   STRING_COMPARISON_TYPE: ['eq', 'neq', 'empty', 'notempty', 'prefix', 'suffix', 'isoneof', 'isnotoneof', 'contains', 'notcontains'],
   NUMBER_COMPARISON_TYPE: ['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'present', 'notpresent', 'isoneof', 'isnotoneof'],

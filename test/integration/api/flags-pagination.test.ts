@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
 
-/** Flag list paging in both families (reference/flipt-api.md §1.2, §3.2, §5). */
+/** Flag list paging in both families (Flipt: `rpc/flipt/validation.go`, `internal/storage/sql/common/flag.go`). */
 
 function expectError(res: ApiResponse, status: number, code: number, message: string): void {
   expect(res.status, res.text).toBe(status);

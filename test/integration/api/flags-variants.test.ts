@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
 
-/** Variants in both route families (reference/flipt-api.md §1.3, §1.15, §3.2, §4.3, §4.4). */
+/** Variants in both route families (Flipt: `internal/server/flag.go`, `rpc/flipt/validation.go`, `internal/storage/sql/common/flag.go`). */
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6}|\.\d{9})?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
 
 /**
- * Flags in both route families (reference/flipt-api.md §1 conventions, §1.2, §1.15, §3, §4).
+ * Flags in both route families (Flipt: `internal/server/flag.go`, `rpc/flipt/validation.go`, errors
+ * as its gateway writes them).
  * Variants: variants.test.ts. Paging: flags-pagination.test.ts.
  */
 

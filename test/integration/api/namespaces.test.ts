@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
 
 /**
- * Namespaces (Family B only), as reference/flipt-api.md §1.1, §1.15, §3, §4, §5 describe them.
+ * Namespaces (Family B only), as Flipt's `internal/server/namespace.go`, `rpc/flipt/validation.go` and
+ * `internal/storage/sql/common/namespace.go` handle them.
  */
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6}|\.\d{9})?Z$/;

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
 
 /**
- * The JSON wire format and the gateway's behaviour around it (reference/flipt-api.md §0, §1
- * common conventions, §2, §4).
+ * The JSON wire format and the gateway's behaviour around it (Flipt's `internal/gateway/` and
+ * `internal/cmd/http.go`; grpc-gateway's `runtime/errors.go` and `runtime/mux.go`).
  */
 
 let seq = 0;

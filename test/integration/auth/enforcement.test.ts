@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../support/clock';
 import { ApiClient, expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
 
 /**
- * Enforcement with `authentication.required: true` (reference/flipt-api.md §6.1, §6.2, §4.1):
+ * Enforcement with `authentication.required: true` (Flipt's `internal/server/authn/middleware/`):
  * every surface refuses a request without a valid token with 401, before looking at the body;
  * the public routes (/health, /auth/v1/method) and unknown routes never ask for one. The
  * evaluation fast lane (POST /evaluate/v1/variant and /boolean, answered before Fastify) is
@@ -100,6 +101,8 @@ const PROBES = [
 describe('authentication required', () => {
   let server: TestServer;
   let admin: ApiClient;
+  // Expiry and the 1 s lookup cache read this clock: the tests move it rather than wait.
+  const clock = new ManualClock();
   const as = (token: string) => server.api.withHeaders({ authorization: `Bearer ${token}` });
   const newToken = async (body: Record<string, unknown> = {}) =>
     expectStatus(await admin.post('/auth/v1/method/token', { name: 'enforcement', ...body }), 200) as {
@@ -116,11 +119,14 @@ describe('authentication required', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer({
-      PENNON_AUTHENTICATION_REQUIRED: 'true',
-      PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-      PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-    });
+    server = await startTestServer(
+      {
+        PENNON_AUTHENTICATION_REQUIRED: 'true',
+        PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
+        PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
+      },
+      { clock },
+    );
     admin = as(BOOTSTRAP);
     const p = '/api/v1/namespaces/default';
     expectStatus(await admin.post(`${p}/flags`, { key: 'f-var', name: 'V', type: 'VARIANT_FLAG_TYPE', enabled: true }), 200);
@@ -234,7 +240,8 @@ describe('authentication required', () => {
     });
 
     it('refuses a token once it expires, one expired with PUT /auth/v1/self/expire, and one deleted elsewhere', async () => {
-      const expiresAt = new Date(Date.now() + 1200).toISOString();
+      const hour = 3_600_000;
+      const expiresAt = new Date(clock.nowMs() + hour).toISOString();
       const timed = await newToken({ expiresAt });
       expect(Date.parse(timed.authentication.expiresAt!)).toBe(Date.parse(expiresAt));
       const later = await newToken();
@@ -249,17 +256,18 @@ describe('authentication required', () => {
       await expectAccepted(`Bearer ${later.clientToken}`);
       await expectAccepted(`Bearer ${timed.clientToken}`);
       const stored = expectStatus(await admin.get(`/auth/v1/tokens/${now.authentication.id}`), 200);
-      expect(Date.parse(stored.expiresAt)).toBeLessThanOrEqual(Date.now());
+      expect(Date.parse(stored.expiresAt)).toBeLessThanOrEqual(clock.nowMs());
 
       // A token deleted behind this instance's back (as another instance sharing the database
       // would) is refused once the 1 s lookup cache has moved on.
       const elsewhere = await newToken();
       await expectAccepted(`Bearer ${elsewhere.clientToken}`);
       await server.service.store.deleteAuthentication(elsewhere.authentication.id);
-      const deletedAt = Date.now();
+      clock.advance(1001);
+      await expectRefused(`Bearer ${elsewhere.clientToken}`, 'token deleted elsewhere, after 1 s');
+      await expectAccepted(`Bearer ${timed.clientToken}`);
 
-      const wake = Math.max(Date.parse(expiresAt) + 300, deletedAt + 1300);
-      await new Promise((r) => setTimeout(r, Math.max(0, wake - Date.now())));
+      clock.advance(hour);
       await expectRefused(`Bearer ${timed.clientToken}`, 'expired token');
       await expectRefused(`Bearer ${later.clientToken}`, 'token expired later by itself');
       await expectRefused(`Bearer ${elsewhere.clientToken}`, 'token deleted elsewhere');
@@ -321,9 +329,11 @@ describe('authentication required', () => {
   });
 });
 
-describe('bootstrap (§6.4) and a second instance on the same database', () => {
+describe('bootstrap and a second instance on the same database', () => {
   let first: TestServer;
   let second: TestServer;
+  // Both instances read it: the lookup cache's second passes when the test says so.
+  const clock = new ManualClock();
   const bearer = (server: TestServer, token: string) => server.api.withHeaders({ authorization: `Bearer ${token}` });
   beforeAll(async () => {
     const env = {
@@ -332,12 +342,15 @@ describe('bootstrap (§6.4) and a second instance on the same database', () => {
       PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_EXPIRATION: '24h',
       PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_METADATA_OWNER: 'Platform',
     };
-    first = await startTestServer({ ...env, PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'first-bootstrap' });
-    second = await startTestServer({
-      ...env,
-      PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'second-bootstrap',
-      PENNON_DB_URL: first.dbUrl, // the same database, whichever back end
-    });
+    first = await startTestServer({ ...env, PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'first-bootstrap' }, { clock });
+    second = await startTestServer(
+      {
+        ...env,
+        PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'second-bootstrap',
+        PENNON_DB_URL: first.dbUrl, // the same database, whichever back end
+      },
+      { clock },
+    );
   });
   afterAll(async () => {
     await second?.stop();
@@ -371,7 +384,7 @@ describe('bootstrap (§6.4) and a second instance on the same database', () => {
     expectStatus(await bearer(second, clientToken).post('/evaluate/v1/boolean', { flagKey: 'none' }), 404);
     expectStatus(await bearer(first, 'first-bootstrap').delete(`/auth/v1/tokens/${authentication.id}`), 200);
     expectUnauthenticated(await bearer(first, clientToken).get('/api/v1/namespaces/default/flags'), 'on the deleting instance');
-    await new Promise((r) => setTimeout(r, 1300));
+    clock.advance(1001);
     expectUnauthenticated(await bearer(second, clientToken).get('/api/v1/namespaces/default/flags'), 'on the other instance');
     expectUnauthenticated(await bearer(second, clientToken).post('/evaluate/v1/boolean', { flagKey: 'none' }), 'fast lane, other instance');
   });

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
 
 /**
- * `authentication.exclude.*` (reference/flipt-api.md §6.2, §1.9) and namespace-scoped tokens
- * (§6.3): an excluded surface needs no token (and ignores any Authorization header), the
- * others still do; a token created with `namespaceKey` acts on its own namespace only, on the
+ * `authentication.exclude.*` and namespace-scoped tokens (Flipt's `internal/cmd/authn.go` and
+ * `internal/server/authn/middleware/`): an excluded surface needs no token (and ignores any
+ * Authorization header), the others still do; a token created with `namespaceKey` acts on its own namespace only, on the
  * management API, /evaluate/v1 (fast lane included) and the client snapshot, and nowhere else.
  */
 

@@ -78,7 +78,9 @@ describe('tokens against a real database (AuthService, Authenticator)', () => {
     const t = await token('deleted elsewhere', null);
     await short.authenticate(`Bearer ${t.clientToken}`);
     await store.deleteAuthentication(t.authentication.id); // not through this service: no revoke
-    await new Promise((r) => setTimeout(r, 80));
+    clock.advance(49);
+    await expect(short.authenticate(`Bearer ${t.clientToken}`)).resolves.toMatchObject({ id: t.authentication.id }); // still cached
+    clock.advance(2);
     await expect(short.authenticate(`Bearer ${t.clientToken}`)).rejects.toMatchObject({ kind: 'unauthenticated' });
   });
 

@@ -6,8 +6,8 @@ import { openDatabase } from '../../../internal/storage';
 import { expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
 
 /**
- * API client tokens (reference/flipt-api.md §1.13, §5 "Auth tokens", §6.1, §6.4) with
- * authentication NOT required but the token method enabled: creation, listing and paging,
+ * API client tokens (Flipt's `internal/server/authn/method/token/server.go` and
+ * `internal/server/authn/server.go`) with authentication NOT required but the token method enabled: creation, listing and paging,
  * reading, deleting, the method list, and how the token is stored (only its hash).
  */
 
@@ -156,7 +156,8 @@ describe('API client tokens (authentication not required, token method enabled)'
       const list = expectStatus(await server.api.get('/auth/v1/tokens'), 200);
       expect(Object.keys(list)).toEqual(['authentications', 'nextPageToken']);
       expect(list.nextPageToken).toBe('');
-      // §6.4: with the token method enabled and no token stored, the first start creates one.
+      // As Flipt's internal/storage/authn/bootstrap.go: with the token method enabled and no
+      // token stored, the first start creates one.
       const boot = list.authentications.find((a: { metadata: Record<string, string> }) => a.metadata[NAME] === 'initial_bootstrap_token');
       expect(boot).toBeDefined();
       expect(boot.method).toBe('METHOD_TOKEN');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisCache } from '../../../internal/cache';
@@ -53,15 +54,20 @@ describe('RedisCache', () => {
 
   it('keeps instances with different prefixes apart, and carries broadcasts between instances of one prefix', async () => {
     const config = redisConfig(server.url);
+    const otherConfig = redisConfig(server.url);
     const a = new RedisCache(config, pino({ level: 'silent' }));
     const b = new RedisCache(config, pino({ level: 'silent' }));
-    const other = new RedisCache(redisConfig(server.url), pino({ level: 'silent' }));
+    const other = new RedisCache(otherConfig, pino({ level: 'silent' }));
     const heard: string[] = [];
     const heardByOther: string[] = [];
     b.subscribe((m) => heard.push(m));
     other.subscribe((m) => heardByOther.push(m));
     await until(() => a.available && b.available && other.available);
-    await new Promise((r) => setTimeout(r, 100)); // SUBSCRIBE reaches the server
+    // Both subscriptions have reached the server (RedisCache's channel is `<prefix>:changes`).
+    const probe = new Redis(server.url);
+    const subscribers = async (prefix: string) => Number(((await probe.pubsub('NUMSUB', `${prefix}:changes`)) as [string, number])[1]);
+    await until(async () => (await subscribers(config.prefix)) === 1 && (await subscribers(otherConfig.prefix)) === 1);
+    probe.disconnect();
     a.publish('hello');
     await until(() => heard.length === 1);
     expect(heard).toEqual(['hello']);
@@ -91,7 +97,8 @@ describe('RedisCache', () => {
       await cache.delete('k');
       cache.publish('lost');
     }
-    expect(Date.now() - started).toBeLessThan(1000); // fails fast: nothing waits for a dead server
+    // Fails fast: nothing waits for a dead server (60 waits for the 500 ms command timeout take 30 s).
+    expect(Date.now() - started).toBeLessThan(10_000);
     await new Promise((r) => setTimeout(r, 300)); // several reconnect attempts happen meanwhile
     expect(await errorsCounted()).toBeGreaterThanOrEqual(before + 60);
     expect(lines.filter((l) => /unavailable/.test(l.msg))).toHaveLength(1);

@@ -5,7 +5,7 @@ import { findEntity, seedClientFixture, thresholdValue, variantBucket, type Seed
 import { initClient, startTap, type Tap } from './harness';
 
 /**
- * `@flipt-io/flipt-client-js` 0.5.1 (clients.md §5): it downloads the namespace snapshot
+ * `@flipt-io/flipt-client-js` 0.5.1: it downloads the namespace snapshot
  * from `/internal/v1/evaluation/snapshot/namespace/{ns}` and evaluates locally with Flipt's
  * own (WASM) engine. Its local results must equal the server's REST results; the snapshot
  * endpoint's ETag / version-gate behaviour is checked with plain fetch. No auth: not
@@ -187,14 +187,15 @@ describe('snapshot endpoint (plain fetch)', () => {
 });
 
 describe('propagation to a polling client', () => {
-  it('a distribution change shows in REST at once, changes the ETag, and reaches client-js within ~3 s', async () => {
+  it('a distribution change shows in REST at once, changes the ETag, and reaches client-js by its next polls', async () => {
     const client = clients.default;
     const probe: Case = { kind: 'variant', flagKey: 'flag1', entityId: LOW_50, context: {} };
     expect(client.evaluateVariant(probe).variantKey).toBe('variant1');
     const before = (await fetch(`${server.url}${SNAPSHOT}/default`)).headers.get('etag');
 
-    // The client polls every second with If-None-Match and gets 304 while nothing changes.
-    const deadline304 = Date.now() + 3000;
+    // The client polls every second with If-None-Match and gets 304 while nothing changes (the
+    // bounds here and below are ten polls: a loaded machine delays them, it does not skip them).
+    const deadline304 = Date.now() + 10_000;
     while (!tap.exchanges.some((e) => e.status === 304) && Date.now() < deadline304) await new Promise((r) => setTimeout(r, 100));
     const polls = tap.exchanges.filter((e) => e.path === `${SNAPSHOT}/default`);
     expect(polls[0]).toMatchObject({ method: 'GET', status: 200 });
@@ -215,7 +216,7 @@ describe('propagation to a polling client', () => {
 
     const started = Date.now();
     let seen = client.evaluateVariant(probe).variantKey;
-    while (seen !== 'variant2' && Date.now() - started < 3000) {
+    while (seen !== 'variant2' && Date.now() - started < 10_000) {
       await new Promise((r) => setTimeout(r, 50));
       seen = client.evaluateVariant(probe).variantKey;
     }

@@ -8,9 +8,9 @@ import { Seeder, thresholdValue, variantBucket } from './seed';
  * Differential test: the server's bucketing against Flipt's own evaluator, the WASM engine
  * embedded in `@flipt-io/flipt-client-js` 0.5.1, fed the server's snapshot over real HTTP.
  * The engine normalises and rounds distribution bounds, so it is an oracle only for integer
- * splits summing to exactly 100 on single-segment rules (flipt-evaluation.md §8–9); every
- * flag here is built that way, on a segment with no constraints. As a third opinion, the
- * server is also checked against the reference formula of flipt-evaluation.md §5.
+ * splits summing to exactly 100 on single-segment rules; every flag here is built that way, on
+ * a segment with no constraints. As a third opinion, the server is also checked against Flipt's
+ * formula (`crc32Num` in `internal/server/evaluation/legacy_evaluator.go`).
  */
 
 const NS = 'diff';
@@ -47,7 +47,7 @@ interface Outcome {
   reason: string;
 }
 
-/** The reference formula (flipt-evaluation.md §5), computed independently of both. */
+/** Flipt's formula (crc32 of flag key + entity id, mod 1000, against the bounds), computed independently of both. */
 function formulaVariant(flagKey: string, rollouts: number[], entityId: string): Outcome {
   const bucket = variantBucket(flagKey, entityId);
   let bound = 0;
@@ -94,7 +94,7 @@ describe('differential: server vs flipt-client-js WASM engine', () => {
     await server?.stop();
   });
 
-  it('the hash helper reproduces the reference pins', () => {
+  it('the hash helper reproduces hash values pinned from Flipt\'s code', () => {
     expect(variantBucket('foo', '1')).toBe(244);
     expect(variantBucket('flag_001', 'some-fixed-entity-id')).toBe(553);
     expect(variantBucket('über-flag', 'jürgen')).toBe(814);
@@ -142,7 +142,7 @@ describe('differential: server vs flipt-client-js WASM engine', () => {
     const formulaMismatches = labels.flatMap((label, i) => (JSON.stringify(server_[i]) === JSON.stringify(formula[i]) ? [] : [`${label}: server ${JSON.stringify(server_[i])} formula ${JSON.stringify(formula[i])}`]));
     console.log(
       `differential: ${labels.length} comparisons (${flags.length} flags × ${ENTITIES_PER_FLAG} entity ids) server vs client-js, ` +
-        `${mismatches.length} disagreements; vs reference formula ${formulaMismatches.length}; ${Date.now() - started} ms`,
+        `${mismatches.length} disagreements; vs the formula ${formulaMismatches.length}; ${Date.now() - started} ms`,
     );
     expect(labels).toHaveLength(flags.length * ENTITIES_PER_FLAG);
     expect(mismatches.slice(0, 20)).toEqual([]);

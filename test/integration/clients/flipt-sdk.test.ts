@@ -5,7 +5,7 @@ import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variant
 import { startTap, type Tap } from './harness';
 
 /**
- * `@flipt-io/flipt` 1.5.0 (the REST server SDK, clients.md §2) against a live server. The
+ * `@flipt-io/flipt` 1.5.0 (the REST server SDK) against a live server. The
  * SDK is pointed at a recording pass-through proxy so the tests can also check what the SDK
  * put on the wire (text/plain bodies, snake_case request_id). No auth: not implemented yet.
  */
@@ -15,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const VARIANT_FIELDS = ['flagKey', 'match', 'reason', 'requestDurationMillis', 'requestId', 'segmentKeys', 'timestamp', 'variantAttachment', 'variantKey'];
 const BOOLEAN_FIELDS = ['enabled', 'flagKey', 'reason', 'requestDurationMillis', 'requestId', 'segmentKeys', 'timestamp'];
 
-// Entity ids with a known bucket (crc32 as in flipt-evaluation.md §5).
+// Entity ids with a known bucket (crc32 as Flipt's crc32Num computes it).
 const LOW_50 = findEntity((id) => variantBucket('flag1', id) < 500);
 const HIGH_50 = findEntity((id) => variantBucket('flag1', id) >= 500);
 const UNDER_THRESHOLD = findEntity((id) => thresholdValue('flag_boolean', id) < 50);

@@ -3,8 +3,8 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from 'node:net';
 
 /**
- * A pass-through HTTP proxy on 127.0.0.1 that records what a real client put on the wire
- * (clients.md §9.3). It only forwards bytes; every answer comes from the real server.
+ * A pass-through HTTP proxy on 127.0.0.1 that records what a real client put on the wire.
+ * It only forwards bytes; every answer comes from the real server.
  */
 export interface Exchange {
   method: string;
@@ -56,7 +56,7 @@ export async function startTap(target: string): Promise<Tap> {
   };
 }
 
-/** FliptClient.init, without its harmless "deprecated parameters" console.warn (§5). */
+/** FliptClient.init, without its harmless "deprecated parameters" console.warn. */
 export async function initClient(url: string, namespace: string, updateInterval = 1): Promise<NodeFliptClient> {
   const warn = console.warn;
   console.warn = (...args: unknown[]) => {

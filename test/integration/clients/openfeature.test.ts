@@ -7,9 +7,9 @@ import { startTestServer, type TestServer } from '../../support/server';
 import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from './seed';
 
 /**
- * OpenFeature server SDK 1.23.0 with the Flipt provider 0.1.0 (clients.md §3: it wraps
- * @flipt-io/flipt and maps Flipt reasons) and the OFREP provider 0.1.3 / ofrep-core 0.1.4
- * (§4, §7), against a live server. No auth: not implemented yet.
+ * OpenFeature server SDK 1.23.0 with the Flipt provider 0.1.0 (it wraps @flipt-io/flipt and
+ * maps Flipt reasons) and the OFREP provider 0.1.3 / ofrep-core 0.1.4, against a live server.
+ * No auth: not implemented yet.
  */
 
 const LOW_50 = findEntity((id) => variantBucket('flag1', id) < 500);

@@ -1,7 +1,7 @@
 import { expectStatus, type ApiClient } from '../../support/server';
 
 /**
- * Seeds the fixture every client test uses (clients.md §9.2 step 4), through the public
+ * Seeds the fixture every client test uses, through the public
  * management API with plain fetch, in `default` and in `ns1`:
  *
  * segments
@@ -169,7 +169,7 @@ export async function seedClientFixture(api: ApiClient): Promise<Seeded> {
   return { default: await seedNamespace(api, 'default'), ns1: await seedNamespace(api, 'ns1') };
 }
 
-/** Flipt's bucketing, for choosing entity ids with a known outcome (flipt-evaluation.md §5). */
+/** Flipt's bucketing (`crc32Num`, `internal/server/evaluation/legacy_evaluator.go`), for choosing entity ids with a known outcome. */
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {

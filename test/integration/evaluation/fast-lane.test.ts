@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type ApiResponse, type TestServer } from '../../support/server';
-import { loadVectors, seedThroughApi } from '../../support/vectors';
+import { loadEvaluations, seedThroughApi } from '../../support/vectors';
 
 /**
  * The evaluation fast lane (internal/server/fast-lane.ts) answers /evaluate/v1/variant and
  * /boolean before Fastify. With access logging on it is off, and Fastify's routes answer. The
  * two must be indistinguishable: same statuses, same bodies (apart from ids and times).
  */
-const vectors = loadVectors();
-const dataset = vectors.datasets.readonly;
+const dataset = loadEvaluations().datasets.readonly;
 
 function comparable(res: ApiResponse): unknown {
   if (res.body === undefined) return { status: res.status, text: res.text };
@@ -24,8 +23,8 @@ describe('evaluation fast lane vs Fastify routes', () => {
   beforeAll(async () => {
     lane = await startTestServer();
     fastify = await startTestServer({ PENNON_LOG_ACCESS: 'true' });
-    await seedThroughApi(lane.api, dataset.namespaceKey, dataset.flags);
-    await seedThroughApi(fastify.api, dataset.namespaceKey, dataset.flags);
+    await seedThroughApi(lane.api, dataset.namespace, dataset);
+    await seedThroughApi(fastify.api, dataset.namespace, dataset);
   });
   afterAll(async () => {
     await lane.stop();

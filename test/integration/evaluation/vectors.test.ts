@@ -1,79 +1,88 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
-import { caseFlags, checkFields, constraintsValidForApi, expressibleThroughApi, loadVectors, seedThroughApi, seedThroughStore, type VCase } from '../../support/vectors';
+import {
+  caseStore,
+  checkAnswer,
+  constraintsValidForApi,
+  expressibleThroughApi,
+  loadEvaluations,
+  seedThroughApi,
+  seedThroughStore,
+  type EvaluationCase,
+} from '../../support/vectors';
 
 /**
- * Every evaluator case of Flipt's vectors, through the HTTP API: the case's flags are built
- * with the management API, then evaluated through the surface the case names. (Cases that
- * only describe pure transformations — OFREP mapping with mocked evaluations, matcher
+ * Every evaluator case of test/fixtures/evaluation through the HTTP API: the case's store is
+ * built with the management API, then evaluated through the surface the case names. (Cases
+ * that only describe pure transformations — OFREP mapping with mocked evaluations, matcher
  * internals — are in test/unit.)
  */
-const vectors = loadVectors();
-const GRPC: Record<string, number> = { InvalidArgument: 3, NotFound: 5, Internal: 13 };
+const { cases, datasets } = loadEvaluations();
+const RESPONSE_TYPE: Record<string, string> = {
+  boolean: 'BOOLEAN_EVALUATION_RESPONSE_TYPE',
+  variant: 'VARIANT_EVALUATION_RESPONSE_TYPE',
+  error: 'ERROR_EVALUATION_RESPONSE_TYPE',
+};
 
-const HTTP_KINDS = ['variant', 'boolean', 'batch', 'legacyBatch', 'ofrep', 'ofrepBridge'];
-const httpCases = vectors.cases.filter((c) => HTTP_KINDS.includes(c.kind) && (c.setup || c.dataset));
-const apiCases = httpCases.filter((c) => expressibleThroughApi(caseFlags(vectors, c).flags));
+const apiCases = cases.filter((c) => expressibleThroughApi(caseStore(datasets, c).store));
+/** Titled by their source, in full (`$source` would be cut at 40 characters). */
+const titled = (list: EvaluationCase[]) => list.map((c) => [c.source, c] as const);
 
 /** Sends a case's request through its surface. */
-function send(server: TestServer, c: VCase): Promise<ApiResponse> {
+function send(server: TestServer, c: EvaluationCase): Promise<ApiResponse> {
   const r = c.request;
-  const ns = r.namespaceKey || caseFlags(vectors, c).namespaceKey;
-  switch (c.surface) {
-    case 'legacyEvaluator':
-    case 'apiV1':
-      if (c.kind === 'legacyBatch') return server.api.post(`/api/v1/namespaces/${ns}/batch-evaluate`, r);
+  const ns = r.namespaceKey || caseStore(datasets, c).namespaceKey;
+  switch (c.call) {
+    case 'legacy':
       return server.api.post(`/api/v1/namespaces/${ns}/evaluate`, r);
-    case 'evaluateV1':
-      if (c.kind === 'batch') return server.api.post('/evaluate/v1/batch', r);
-      return server.api.post(`/evaluate/v1/${c.kind === 'boolean' ? 'boolean' : 'variant'}`, { ...r, namespaceKey: ns });
+    case 'legacy-batch':
+      return server.api.post(`/api/v1/namespaces/${ns}/batch-evaluate`, r);
+    case 'variant':
+    case 'boolean':
+      return server.api.post(`/evaluate/v1/${c.call}`, { ...r, namespaceKey: ns });
+    case 'batch':
+      return server.api.post('/evaluate/v1/batch', r);
     case 'ofrep':
-      return server.api.request('POST', `/ofrep/v1/evaluate/flags/${r.key}`, { context: r.context }, r.headers ?? {});
-    case 'ofrepBridge':
       return server.api.request('POST', `/ofrep/v1/evaluate/flags/${r.flagKey}`, { context: r.context }, { 'X-Flipt-Namespace': ns });
-    default:
-      throw new Error(`no HTTP surface for ${c.surface}`);
   }
 }
 
-function check(c: VCase, res: ApiResponse): void {
-  const want = c.expect;
-  if (want.error) {
-    if (want.error.errorCode) {
-      expect(res.body.errorCode, c.id).toBe(want.error.errorCode);
-      expect(res.status).toBe(c.derived?.httpStatus ?? (want.error.errorCode === 'FLAG_NOT_FOUND' ? 404 : 400));
+function check(c: EvaluationCase, res: ApiResponse): void {
+  if (c.error) {
+    expect(res.status, `${c.source}: ${res.text}`).toBe(c.error.status);
+    if (c.error.ofrepCode) {
+      expect(res.body.errorCode, c.source).toBe(c.error.ofrepCode);
       return;
     }
-    expect(res.status, `${c.id}: ${res.text}`).toBe(want.error.httpStatus ?? (want.error.grpcCode === 'NotFound' ? 404 : 400));
-    expect(res.body.code).toBe(GRPC[want.error.grpcCode]);
-    if (want.error.message) expect(res.body.message).toBe(want.error.message);
+    expect(res.body.code).toBe(c.error.code);
+    if (c.error.message) expect(res.body.message).toBe(c.error.message);
     return;
   }
-  expect(res.status, `${c.id}: ${res.text}`).toBe(200);
-  if (c.kind === 'ofrep' || c.kind === 'ofrepBridge') {
+  expect(res.status, `${c.source}: ${res.text}`).toBe(200);
+  if (c.call === 'ofrep') {
     const body = res.body;
-    const reasons: Record<string, string> = { MATCH_EVALUATION_REASON: 'TARGETING_MATCH', DEFAULT_EVALUATION_REASON: 'DEFAULT', FLAG_DISABLED_EVALUATION_REASON: 'DISABLED' };
+    const want = c.answer ?? {};
     if ('value' in want) expect(body.value).toEqual(want.value);
     if ('variant' in want) expect(body.variant).toBe(want.variant);
-    if ('reason' in want) expect(body.reason).toBe(reasons[want.reason] ?? want.reason);
-    if ('flagKey' in want) expect(body.key).toBe(want.flagKey);
-    if (c.derived?.ofrepJson) expect(body).toEqual(c.derived.ofrepJson);
+    if ('reason' in want) expect(body.reason).toBe(want.reason);
+    if ('key' in want) expect(body.key).toBe(want.key);
+    if (c.body) expect(body).toEqual(c.body);
     return;
   }
-  if (c.kind === 'batch' || c.kind === 'legacyBatch') {
+  if (c.call === 'batch' || c.call === 'legacy-batch') {
     const responses = res.body.responses as Record<string, any>[];
-    if (want.responsesLength !== undefined) expect(responses).toHaveLength(want.responsesLength);
-    for (const [i, item] of (want.responses ?? []).entries()) {
+    if (c.count !== undefined) expect(responses).toHaveLength(c.count);
+    for (const [i, item] of (c.answers ?? []).entries()) {
       const got = responses[i];
-      if (item.type) expect(got.type, `${c.id}[${i}]`).toBe(item.type);
-      if (item.errorResponse) expect(got.errorResponse).toMatchObject(item.errorResponse);
-      const inner = item.variantResponse ?? item.booleanResponse;
-      if (inner) checkFields(got.variantResponse ?? got.booleanResponse, inner, `${c.id}[${i}]`);
-      if (!item.type) checkFields(got, item, `${c.id}[${i}]`);
+      const { as, ...fields } = item;
+      if (as) expect(got.type, `${c.source}[${i}]`).toBe(RESPONSE_TYPE[as]);
+      if (as === 'error') expect(got.errorResponse).toMatchObject(fields);
+      else if (as) checkAnswer(got.variantResponse ?? got.booleanResponse, fields, `${c.source}[${i}]`);
+      else checkAnswer(got, fields, `${c.source}[${i}]`);
     }
     return;
   }
-  checkFields(res.body, want, c.id);
+  checkAnswer(res.body, c.answer ?? {}, c.source);
 }
 
 describe('evaluation vectors through the HTTP API: per-case setups', () => {
@@ -83,38 +92,37 @@ describe('evaluation vectors through the HTTP API: per-case setups', () => {
   });
   afterAll(async () => server.stop());
 
-  it.each(apiCases.filter((c) => c.setup))('$id', async (c) => {
-    const { namespaceKey, flags } = caseFlags(vectors, c);
+  it.each(titled(apiCases.filter((c) => c.store)))('%s', async (_source, c) => {
+    const { namespaceKey, store } = caseStore(datasets, c);
     // A clean namespace per case: the cases reuse flag keys.
     await server.api.delete(`/api/v1/namespaces/${namespaceKey}?force=true`);
     expectStatus(await server.api.post('/api/v1/namespaces', { key: namespaceKey, name: namespaceKey }), 200);
     // Unit-test data the API refuses (e.g. a constraint without a property) goes in through the store.
-    if (constraintsValidForApi(flags)) await seedThroughApi(server.api, namespaceKey, flags);
-    else await seedThroughStore(server.service.store, namespaceKey, flags);
+    if (constraintsValidForApi(store)) await seedThroughApi(server.api, namespaceKey, store);
+    else await seedThroughStore(server.service.store, namespaceKey, store);
     check(c, await send(server, c));
   });
 });
 
-for (const dataset of Object.keys(vectors.datasets)) {
+for (const dataset of Object.keys(datasets)) {
   describe(`evaluation vectors through the HTTP API: dataset ${dataset}`, () => {
     let server: TestServer;
     beforeAll(async () => {
       server = await startTestServer();
-      await seedThroughApi(server.api, vectors.datasets[dataset].namespaceKey, vectors.datasets[dataset].flags);
+      await seedThroughApi(server.api, datasets[dataset].namespace, datasets[dataset]);
     });
     afterAll(async () => server.stop());
 
-    const cases = apiCases.filter((c) => c.dataset === dataset);
-    it.each(cases)('$id', async (c) => check(c, await send(server, c)));
+    it.each(titled(apiCases.filter((c) => c.dataset === dataset)))('%s', async (_source, c) => check(c, await send(server, c)));
   });
 }
 
 describe('evaluation vectors: coverage', () => {
   it('runs every evaluator case through HTTP, except those the API cannot build (out-of-order ranks)', () => {
-    const left = httpCases.filter((c) => !apiCases.includes(c));
+    const left = cases.filter((c) => !apiCases.includes(c));
     // Only cases built to exercise Flipt's "rank detected out of order" error are left out;
     // test/unit/evaluation-vectors.test.ts runs them through the pure evaluator.
-    for (const c of left) expect(JSON.stringify(c.expect), c.id).toMatch(/out of order/);
+    for (const c of left) expect(c.error?.message, c.source).toMatch(/out of order/);
     expect(apiCases.length).toBeGreaterThan(60);
   });
 });

@@ -5,11 +5,11 @@ import type { Store } from '../../../internal/storage';
 import { fixture, useFreshStore } from './helpers';
 
 /**
- * Export against Flipt's export fixtures. The data is built through the store (not the
- * importer) from each fixture's own content, in an order that makes sorting matter. One
- * difference cannot be avoided: Flipt's test lister returns rollouts naming segments
- * (`internal_users`, `external_users`) that do not exist, which Pennon's store refuses; they are
- * created, so the export lists them too, and they are taken out before comparing.
+ * Export against the expected documents of test/fixtures/ext/export. The data is built through
+ * the store (not the importer) from each document's own content, in an order that makes sorting
+ * matter. Their rollouts name segments no document defines (`staff`, `vip`), as Flipt's export
+ * tests do with a mocked lister; a real store refuses that, so they are created, the export
+ * lists them too, and they are taken out before comparing.
  */
 
 const parseYaml = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Document);
@@ -90,48 +90,48 @@ function withoutSegments(docs: Document[], extras: Set<string>): Document[] {
 }
 
 const CASES: { name: string; options: ExportOptions; shuffle: boolean }[] = [
-  { name: 'export', options: { namespaces: ['default'] }, shuffle: false },
-  { name: 'export_sorted', options: { namespaces: ['default'], sortByKey: true }, shuffle: true },
-  { name: 'export_default_and_foo', options: { namespaces: ['default', 'foo'] }, shuffle: false },
-  { name: 'export_default_and_foo_sorted', options: { namespaces: ['default', 'foo'], sortByKey: true }, shuffle: true },
-  { name: 'export_all_namespaces', options: { allNamespaces: true }, shuffle: false },
-  { name: 'export_all_namespaces_sorted', options: { allNamespaces: true, sortByKey: true }, shuffle: true },
+  { name: 'default', options: { namespaces: ['default'] }, shuffle: false },
+  { name: 'default-sorted', options: { namespaces: ['default'], sortByKey: true }, shuffle: true },
+  { name: 'default-and-shop', options: { namespaces: ['default', 'shop'] }, shuffle: false },
+  { name: 'default-and-shop-sorted', options: { namespaces: ['default', 'shop'], sortByKey: true }, shuffle: true },
+  { name: 'all-namespaces', options: { allNamespaces: true }, shuffle: false },
+  { name: 'all-namespaces-sorted', options: { allNamespaces: true, sortByKey: true }, shuffle: true },
 ];
 
-describe('export matches Flipt\'s export fixtures', () => {
+describe('export matches the expected export documents', () => {
   const ctx = useFreshStore();
 
   it.each(CASES)('$name', async ({ name, options, shuffle }) => {
     const { store } = ctx;
-    const expectedYaml = parseYaml(fixture(`${name}.yml`).text);
-    const expectedJson = parseJson(fixture(`${name}.json`).text);
+    const expectedYaml = parseYaml(fixture(`export/${name}.yml`).text);
+    const expectedJson = parseJson(fixture(`export/${name}.json`).text);
     expect(expectedJson).toEqual(expectedYaml);
     const extras = await seed(store, expectedYaml, shuffle);
 
     const docs = await exportDocuments(store, options);
     expect(withoutSegments(parseYaml(encodeDocuments(docs, 'yaml')), extras)).toEqual(expectedYaml);
     expect(withoutSegments(parseJson(encodeDocuments(docs, 'json')), extras)).toEqual(expectedJson);
-    // The only difference: the segments Flipt's mock did not need (exported, since they exist).
+    // The only difference: the segments no document defines (exported, since they exist).
     const exportedKeys = docs.flatMap((d) => (d.segments ?? []).map((s) => s.key));
     for (const key of extras) expect(exportedKeys).toContain(key);
   });
 
   it('writes Flipt\'s field order and leaves out empty fields', async () => {
     const { store } = ctx;
-    await seed(store, parseYaml(fixture('export.yml').text), false);
+    await seed(store, parseYaml(fixture('export/default.yml').text), false);
     const [doc] = await exportDocuments(store);
     expect(Object.keys(doc)).toEqual(['version', 'namespace', 'flags', 'segments']);
     expect(Object.keys(doc.flags![0])).toEqual(['key', 'name', 'type', 'description', 'enabled', 'metadata', 'variants', 'rules']);
-    expect(doc.flags![0].variants![1]).toEqual({ default: true, key: 'foo' });
+    expect(doc.flags![0].variants![1]).toEqual({ default: true, key: 'classic' });
     expect(doc.flags![0].rules).toEqual([
-      { segment: 'segment1', distributions: [{ variant: 'variant1', rollout: 100 }] },
-      { segment: { keys: ['segment1', 'segment2'], operator: 'AND_SEGMENT_OPERATOR' } },
+      { segment: 'beta-testers', distributions: [{ variant: 'one-page', rollout: 100 }] },
+      { segment: { keys: ['beta-testers', 'returning'], operator: 'AND_SEGMENT_OPERATOR' } },
     ]);
     // Go encodes maps with sorted keys.
-    expect(Object.keys(doc.flags![0].variants![0].attachment as object)).toEqual(['answer', 'happy', 'list', 'name', 'nothing', 'object', 'pi']);
+    expect(Object.keys(doc.flags![0].variants![0].attachment as object)).toEqual(['coupon', 'express', 'label', 'limits', 'price', 'ratio', 'steps', 'weights']);
     expect(Object.keys(doc.segments![1])).toEqual(['key', 'name', 'description', 'constraints', 'match_type']);
     const yaml = encodeDocuments([doc], 'yaml');
-    expect(yaml.startsWith('version: "1.4"\nnamespace:\n  key: default\n  name: default\n  description: default namespace\nflags:\n- key: flag1\n')).toBe(true);
+    expect(yaml.startsWith('version: "1.4"\nnamespace:\n  key: default\n  name: Default\n  description: Main storefront\nflags:\n- key: checkout\n')).toBe(true);
     expect(yaml).not.toMatch(/rank:/);
   });
 

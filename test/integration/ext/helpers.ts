@@ -8,8 +8,8 @@ import { openDatabase, prepareSchema, storeFor, type Connection, type ListParams
 
 /** Shared set-up for the import/export suites: fresh SQLite files, fixtures, and whole-store dumps. */
 
-export const EXT_FIXTURES = '/work/shared/fixtures/flipt-ext';
-export const READONLY_FIXTURES = '/work/shared/fixtures/flipt-readonly';
+/** Our import/export documents (test/fixtures/ext/README.md): `import/`, `export/`, `dataset/`. */
+export const EXT_FIXTURES = join(__dirname, '../../fixtures/ext');
 export const ALL: ListParams = { limit: 0, offset: 0 };
 
 export interface Fresh {
@@ -47,8 +47,9 @@ export function useFreshStore(): { store: Store } {
   return current;
 }
 
-export function fixture(name: string, dir = EXT_FIXTURES): { text: string; encoding: Encoding } {
-  return { text: readFileSync(join(dir, name), 'utf8'), encoding: encodingOf(name)! };
+/** A document by its path under test/fixtures/ext (`import/v1.3.yml`). */
+export function fixture(path: string): { text: string; encoding: Encoding } {
+  return { text: readFileSync(join(EXT_FIXTURES, path), 'utf8'), encoding: encodingOf(path)! };
 }
 
 /**
@@ -69,7 +70,7 @@ export async function dumpStore(store: ReadStore): Promise<unknown> {
   return out;
 }
 
-/** Segments the Flipt fixtures' rollouts name without defining them (Flipt's tests use a mock store). */
+/** Segments the documents' rollouts name without defining them: the store must already hold them. */
 export async function seedMissingSegments(store: Store, namespaces: Record<string, string[]>): Promise<void> {
   for (const [ns, keys] of Object.entries(namespaces)) {
     if (ns !== 'default') await store.createNamespace({ key: ns, name: ns, description: `${ns} namespace` });

@@ -38,15 +38,15 @@ describe('importing and exporting over HTTP', () => {
   async function inProcess(text: string, encoding: 'yaml' | 'json', namespaces: string[]): Promise<Document[]> {
     const fresh = await freshStore();
     local.push(fresh);
-    await seedMissingSegments(fresh.store, { default: ['internal_users'] });
+    await seedMissingSegments(fresh.store, { default: ['staff'] });
     await importText(fresh.store, text, { encoding });
     return exportDocuments(fresh.store, { namespaces });
   }
 
-  it.each([['export.yml'], ['import_yaml_stream_default_namespace.json'], ['import_v1_3.yml']])('imports %s and exports it back as an in-process import does', async (file) => {
+  it.each([['export/default.yml'], ['import/stream-default-namespace.json'], ['import/v1.3.yml']])('imports %s and exports it back as an in-process import does', async (file) => {
     const { text, encoding } = fixture(file);
     const remote = adapter();
-    await server.api.post('/api/v1/namespaces/default/segments', { key: 'internal_users', name: 'internal_users', description: 'seeded', matchType: 'ALL_MATCH_TYPE' });
+    await server.api.post('/api/v1/namespaces/default/segments', { key: 'staff', name: 'staff', description: 'seeded', matchType: 'ALL_MATCH_TYPE' });
     const result = await importText(remote, text, { encoding });
     expect(result.created.flags).toBeGreaterThan(0);
     // One request per object created, plus one per default variant.

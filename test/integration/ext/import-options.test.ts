@@ -51,25 +51,25 @@ const yaml = (text: string) => ({ encoding: 'yaml' as const, text });
 describe('--skip-existing', () => {
   const ctx = useFreshStore();
 
-  it('leaves flags and segments that exist alone and creates the rest (Flipt\'s import_new_flags_only)', async () => {
+  it('leaves flags and segments that exist alone and creates the rest (as Flipt\'s import_new_flags_only test)', async () => {
     const { store } = ctx;
-    await seedMissingSegments(store, { default: ['internal_users'] });
-    await store.createFlag('default', { key: 'flag1', name: 'Existing', description: '', enabled: false, type: 'VARIANT_FLAG_TYPE', metadata: null });
-    await store.createSegment('default', 'segment1', { name: 'Existing', description: '', matchType: 'ALL_MATCH_TYPE' });
-    const { text } = fixture('import_new_flags_only.yml');
+    await seedMissingSegments(store, { default: ['staff'] });
+    await store.createFlag('default', { key: 'checkout', name: 'Existing', description: '', enabled: false, type: 'VARIANT_FLAG_TYPE', metadata: null });
+    await store.createSegment('default', 'beta-testers', { name: 'Existing', description: '', matchType: 'ALL_MATCH_TYPE' });
+    const { text } = fixture('import/new-only.yml');
 
     const refused = await rejection(importText(store, text, { encoding: 'yaml' }));
     expect(refused).toBeInstanceOf(ExtError);
-    expect((refused as ExtError).reason).toBe('flag "default/flag1" is not unique');
+    expect((refused as ExtError).reason).toBe('flag "default/checkout" is not unique');
 
     const result = await importText(store, text, { encoding: 'yaml', skipExisting: true });
-    expect(result.skipped).toEqual({ flags: ['default/flag1'], segments: ['default/segment1'] });
+    expect(result.skipped).toEqual({ flags: ['default/checkout'], segments: ['default/beta-testers'] });
     expect(result.created).toMatchObject({ flags: 1, variants: 0, segments: 1, constraints: 1, rules: 0, rollouts: 2 });
-    const flag1 = await store.getFlag('default', 'flag1');
-    expect([flag1.name, flag1.variants, (await store.listRules('default', 'flag1', ALL)).total]).toEqual(['Existing', [], 0]);
-    expect((await store.getSegment('default', 'segment1')).constraints).toEqual([]);
-    expect((await store.getSegment('default', 'segment2')).constraints.map((c) => c.property)).toEqual(['buzz']);
-    expect((await store.listFlags('default', ALL)).items.map((f) => f.key)).toEqual(['flag1', 'flag2']);
+    const checkout = await store.getFlag('default', 'checkout');
+    expect([checkout.name, checkout.variants, (await store.listRules('default', 'checkout', ALL)).total]).toEqual(['Existing', [], 0]);
+    expect((await store.getSegment('default', 'beta-testers')).constraints).toEqual([]);
+    expect((await store.getSegment('default', 'returning')).constraints.map((c) => c.property)).toEqual(['orders']);
+    expect((await store.listFlags('default', ALL)).items.map((f) => f.key)).toEqual(['checkout', 'dark-mode']);
   });
 
   it('applies per document: a later document in the same namespace skips what an earlier one created', async () => {
@@ -86,7 +86,7 @@ describe('--drop', () => {
 
   it('deletes every namespace with everything in it, re-creates default, then imports', async () => {
     const { store } = ctx;
-    await seedMissingSegments(store, { team: ['s'], default: ['internal_users'] });
+    await seedMissingSegments(store, { team: ['s'], default: ['staff'] });
     await store.createFlag('team', { key: 'x', name: 'x', description: '', enabled: true, type: 'VARIANT_FLAG_TYPE', metadata: null });
     await store.createRule('team', 'x', 1, { segmentKeys: ['s'], segmentOperator: 'OR_SEGMENT_OPERATOR' });
     await store.createFlag('default', { key: 'flag1', name: 'old', description: '', enabled: true, type: 'VARIANT_FLAG_TYPE', metadata: null });
@@ -117,8 +117,8 @@ describe('all or nothing', () => {
   const ctx = useFreshStore();
 
   async function seeded(store: Store) {
-    await seedMissingSegments(store, { default: ['internal_users'] });
-    await importText(store, fixture('import.yml').text, { encoding: 'yaml' });
+    await seedMissingSegments(store, { default: ['staff'] });
+    await importText(store, fixture('import/latest.yml').text, { encoding: 'yaml' });
     return dumpStore(store);
   }
 
@@ -135,7 +135,7 @@ describe('all or nothing', () => {
       '  name: fine',
       '  variants: [{key: a}]',
       '  rules:',
-      '  - segment: segment1',
+      '  - segment: beta-testers',
       '    distributions: [{variant: zzz, rollout: 10}]',
     ].join('\n');
     const err = await rejection(importText(store, text, { encoding: 'yaml' }));

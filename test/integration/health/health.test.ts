@@ -1,9 +1,9 @@
-import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../internal/config';
 import { startService } from '../../../internal/service';
 import { silentLogger } from '../../../internal/telemetry';
 import { freePort } from '../../support/cli';
+import { holdRequest } from '../../support/held-request';
 import { startTestServer, type TestServer } from '../../support/server';
 import { HealthClient } from './grpc-client';
 
@@ -23,16 +23,6 @@ const grpcClient = (port: number) => {
 afterEach(() => {
   for (const client of clients.splice(0)) client.close();
 });
-
-/** Raw HTTP/1.1 over one socket: what arrives, as text, until the server closes it. */
-function rawConnection(port: number): { socket: Socket; received: () => string; closed: Promise<void> } {
-  const socket = connect(port, '127.0.0.1');
-  let text = '';
-  socket.on('data', (chunk) => (text += chunk.toString('utf8')));
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  socket.on('error', () => undefined);
-  return { socket, received: () => text, closed };
-}
 
 describe('health while serving', () => {
   let server: TestServer;
@@ -133,11 +123,9 @@ describe('health while draining', () => {
     const watch = grpc.watch('');
     await watch.until('SERVING');
 
-    // A request in flight: headers and part of the body sent before stop().
+    // A request in flight: dispatched by the server, part of its body sent, before stop().
     const body = JSON.stringify({ key: 'inflight', name: 'In flight' });
-    const conn = rawConnection(port);
-    conn.socket.write(`POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
-    await new Promise((r) => setTimeout(r, 100));
+    const conn = await holdRequest(port, `POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}`, body.slice(0, 10));
 
     const stopAt = performance.now();
     const stopped = server.stop();
@@ -147,9 +135,8 @@ describe('health while draining', () => {
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow(); // the listener is closed
 
     // The rest of the body, and a /health pipelined behind it on the same connection.
-    conn.socket.write(`${body.slice(10)}GET /health HTTP/1.1\r\nHost: x\r\n\r\n`);
-    await conn.closed;
-    const [first, second] = conn.received().split(/(?=HTTP\/1\.1 )/);
+    conn.send(`${body.slice(10)}GET /health HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const [first, second] = (await conn.closed).split(/(?=HTTP\/1\.1 )/);
     expect(first).toMatch(/^HTTP\/1\.1 200 /);
     expect(first).toContain('"key":"inflight"');
     expect(second).toMatch(/^HTTP\/1\.1 503 /);
@@ -164,14 +151,12 @@ describe('health while draining', () => {
 
   it('cuts a request still in flight at shutdown_timeout', async () => {
     const server = await startTestServer({ PENNON_SERVER_SHUTDOWN_TIMEOUT: '300ms' });
-    const conn = rawConnection(Number(new URL(server.url).port));
-    conn.socket.write('POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"key"');
-    await new Promise((r) => setTimeout(r, 50));
+    const conn = await holdRequest(Number(new URL(server.url).port), 'POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Length: 100', '{"key"');
     const started = performance.now();
     await server.stop();
     await conn.closed;
     const took = performance.now() - started;
     expect(took).toBeGreaterThanOrEqual(250);
-    expect(took).toBeLessThan(2000);
+    expect(took).toBeLessThan(10_000); // cut, not waiting for a body that never comes
   });
 });

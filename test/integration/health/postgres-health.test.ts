@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../internal/config';
 import { startService, type RunningService } from '../../../internal/service';
 import { silentLogger } from '../../../internal/telemetry';
-import { backends, POSTGRES_URL, postgresAdmin } from '../../support/backends';
+import { backends, POSTGRES_URL, postgresAdmin, unless } from '../../support/backends';
 import { freePort } from '../../support/cli';
 import { expectStatus, startTestServer, type TestServer } from '../../support/server';
 import { HealthClient } from './grpc-client';
@@ -39,7 +39,7 @@ async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean,
   return value;
 }
 
-describe.skipIf(POSTGRES_URL === '')('health with the PostgreSQL store down', () => {
+describe.skipIf(POSTGRES_URL === '')(unless('health with the PostgreSQL store down', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL }), () => {
   const clients: HealthClient[] = [];
   beforeAll(async () => postgresAdmin(`CREATE DATABASE ${database}`));
   afterEach(async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, POSTGRES_URL, postgresAdmin } from '../../support/backends';
+import { backends, POSTGRES_URL, postgresAdmin, unless } from '../../support/backends';
 import { expectStatus, startTestServer, type TestServer } from '../../support/server';
 
 /**
@@ -23,7 +23,7 @@ async function restore(): Promise<void> {
   await admin(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`);
 }
 
-describe.skipIf(POSTGRES_URL === '')('PostgreSQL outage under a running server', () => {
+describe.skipIf(POSTGRES_URL === '')(unless('PostgreSQL outage under a running server', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL }), () => {
   let server: TestServer;
   let app: TestServer['api'];
   const TOKEN = 'outage-bootstrap-token';

@@ -31,7 +31,9 @@ describe('request ids in error responses and logs', () => {
     expect(res.status).toBe(status);
     const id = res.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
-    await new Promise((r) => setTimeout(r, 20));
+    // Written as the error is answered; wait for it rather than assume it came before the response.
+    const deadline = Date.now() + 10_000;
+    while (!lines.some((l) => l.reqId === id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     expect(lines.some((l) => l.reqId === id)).toBe(true);
   });
 });

@@ -17,7 +17,7 @@ import {
 
 /**
  * The storage contract, part 3: cascades, paging, revisions and transactions.
- * Semantics: /work/shared/reference/flipt-api.md §1.1, §4.4, §5.
+ * Semantics: Flipt's SQL store (`internal/storage/sql/common/*.go`).
  */
 describe.each(backends())('storage contract on $name: cascades, paging, revisions, transactions', (backend) => {
   const t = useStore(backend);

@@ -16,7 +16,7 @@ import {
 
 /**
  * The storage contract, part 2: rules (dense ranks 1..n), distributions and rollouts.
- * Semantics: /work/shared/reference/flipt-api.md §1.6–§1.8, §3.4, §4.4.
+ * Semantics: Flipt's `internal/storage/sql/common/rule.go` and `rollout.go`.
  */
 
 const MISSING_ID = '00000000-0000-0000-0000-000000000000';

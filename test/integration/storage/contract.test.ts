@@ -15,7 +15,7 @@ import {
 /**
  * The storage contract, part 1: namespaces, flags, variants, segments and constraints, tested
  * on the Store interface directly. Every backend in backends() runs the same tests.
- * Semantics: /work/shared/reference/flipt-api.md §1, §3.4, §4.4.
+ * Semantics: Flipt's `internal/storage/sql/common/{namespace,flag,segment}.go`.
  */
 describe.each(backends())('storage contract on $name: namespaces, flags, segments', (backend) => {
   const t = useStore(backend);

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { PennonError, systemClock } from '../../../internal/core';
 import { openDatabase, prepareSchema, SqlStore, storeFor, type Connection } from '../../../internal/storage/sql';
-import { backends } from '../../support/backends';
+import { describeOnExternal } from '../../support/backends';
 import { flagInput, oneTo, prng, ruleInput, ruleRanks, segmentInput } from './harness';
 
 /**
@@ -10,9 +10,7 @@ import { flagInput, oneTo, prng, ruleInput, ruleRanks, segmentInput } from './ha
  * CockroachDB dialect, SERIALIZABLE conflicts (40001) are retried (exercised on PostgreSQL).
  */
 const SEED = 0x5eed_0002;
-const external = backends().filter((b) => b.name !== 'sqlite');
-
-describe.each(external)('two instances on $name', (backend) => {
+describeOnExternal(['postgres', 'cockroach-on-postgres', 'mysql'], 'two instances on $name', (backend) => {
   let conns: Connection[] = [];
   let stores: SqlStore[] = [];
   let cleanup: (() => Promise<void>) | undefined;
@@ -53,7 +51,7 @@ describe.each(external)('two instances on $name', (backend) => {
   });
 });
 
-describe.each(external.filter((b) => b.name === 'cockroach-on-postgres'))('transaction retries on $name', (backend) => {
+describeOnExternal(['cockroach-on-postgres'], 'transaction retries on $name', (backend) => {
   let conns: Connection[] = [];
   let cleanup: (() => Promise<void>) | undefined;
   beforeEach(async () => {

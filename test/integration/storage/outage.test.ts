@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PennonError, systemClock } from '../../../internal/core';
 import { openDatabase, prepareSchema, storeFor, type Connection, type SqlStore } from '../../../internal/storage/sql';
-import { MYSQL_URL, POSTGRES_URL, mysqlAdmin, postgresAdmin } from '../../support/backends';
+import { MYSQL_URL, POSTGRES_URL, mysqlAdmin, postgresAdmin, unless } from '../../support/backends';
 import { flagInput } from './harness';
 
 /**
@@ -13,7 +13,7 @@ import { flagInput } from './harness';
 const kindOf = (e: unknown) => (e instanceof PennonError ? `${e.kind}: ${e.message}` : `not a PennonError: ${String(e)}`);
 const UNAVAILABLE = 'unavailable: the database is unavailable';
 
-describe.runIf(POSTGRES_URL !== '')('PostgreSQL outage', () => {
+describe.runIf(POSTGRES_URL !== '')(unless('PostgreSQL outage', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL }), () => {
   // A database of its own: the test terminates every backend connected to it, and refuses new ones.
   const database = `pennon_t_outage_${process.pid}_${Date.now().toString(36)}`;
   let conn: Connection;
@@ -65,7 +65,7 @@ describe.runIf(POSTGRES_URL !== '')('PostgreSQL outage', () => {
   });
 });
 
-describe.runIf(MYSQL_URL !== '')('MySQL outage', () => {
+describe.runIf(MYSQL_URL !== '')(unless('MySQL outage', { PENNON_TEST_MYSQL_URL: MYSQL_URL }), () => {
   const database = `pennon_t_outage_${process.pid}_${Date.now().toString(36)}`;
   let conn: Connection;
   let store: SqlStore;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, POSTGRES_URL } from '../../support/backends';
+import { backend, POSTGRES_URL, unless } from '../../support/backends';
 import { expectStatus, startTestServer, type TestServer } from '../../support/server';
 
 /** Scrape, evaluate, scrape again: the counters moved, with Flipt's labels, under the configured prefix. */
@@ -115,7 +115,7 @@ describe('metrics settings', () => {
     }
   });
 
-  it.skipIf(POSTGRES_URL === '')('reports the database pool', async () => {
+  it.skipIf(POSTGRES_URL === '')(unless('reports the database pool', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL }), async () => {
     const db = await backend('postgres').create();
     const server = await startTestServer({ PENNON_DB_URL: db.url });
     try {

@@ -248,19 +248,18 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
   it('20 concurrent deliveries make at most two fetches, and the environment ends on the last commit', async () => {
     const runs = repository.fetchRuns;
     const last = remote.commit(files('purple'));
-    // A slow remote (each Git request held 1 s), so that all 20 arrive while the first fetch runs.
-    remote.delay = 1000;
+    // The remote holds every request until all 20 deliveries are answered: they all arrive
+    // while the first fetch runs, and share the one queued behind it.
+    const release = remote.hold();
     try {
       const results = await Promise.all(Array.from({ length: 20 }, () => deliver(server, 'prod', buildDelivery('github'))));
       expect(results.map((r) => r.status)).toEqual(Array(20).fill(202));
-      await until(() => prod.snapshot.commit === last, 15_000);
-      await new Promise((r) => setTimeout(r, 300)); // the queued fetch, if any, starts as the first ends
-      expect(repository.fetchRuns - runs).toBeGreaterThanOrEqual(1);
-      expect(repository.fetchRuns - runs).toBeLessThanOrEqual(2);
     } finally {
-      remote.delay = 0;
+      release();
     }
-    await repository.requestSync(); // let any queued fetch finish before the next test
+    await until(() => prod.snapshot.commit === last, 15_000);
+    await repository.idle(); // the queued fetch, too, has run
+    expect(repository.fetchRuns - runs).toBe(2);
     expect(colourOf(prod)).toBe('purple');
   });
 

@@ -36,7 +36,7 @@ const OTHER_EVENTS: Record<DeliveryKind, string[]> = {
 };
 
 describe('the fixtures', () => {
-  it('are the research fixtures byte for byte: HMACs match the reference table', () => {
+  it('are unchanged byte for byte: their HMACs are the pinned ones', () => {
     const published: Record<string, string> = {
       'github-push.json': 'd749b03d407879b9103b4a30603f29734eb161498bf30a8a85bf891989f081ea',
       'github-ping.json': '4a7e42347e1aa9ec4e5985cc8c408c05af4714dd155091446d89966122f1ad85',
@@ -48,7 +48,7 @@ describe('the fixtures', () => {
     for (const [file, hex] of Object.entries(published)) expect(hmacHex(TEST_WEBHOOK_SECRET, fixture(file)), file).toBe(hex);
   });
 
-  it("the reference's own headers authenticate: GitHub's published signature, Azure's published Basic header", () => {
+  it('headers computed once and pinned authenticate: a GitHub signature, an Azure Basic header', () => {
     const github = classifyDelivery({
       scm: 'github',
       secret: TEST_WEBHOOK_SECRET,
@@ -71,7 +71,7 @@ describe('the fixtures', () => {
 describe.each(DELIVERY_KINDS)('%s', (kind) => {
   const scm = buildDelivery(kind).scm;
 
-  it('the fixture as sent (branch main, the reference secret) is accepted', () => {
+  it('the fixture as sent (branch main, the test secret) is accepted', () => {
     const d = buildDelivery(kind);
     expect(d.body.equals(fixture(FIXTURE_OF[kind]))).toBe(true);
     expect(classify(d, { secret: TEST_WEBHOOK_SECRET, tracked: ['main'] })).toMatchObject({ result: 'accepted', scm, branch: 'main', branches: ['main'] });
