@@ -32,7 +32,9 @@ describe('deeply nested JSON', () => {
   });
 
   it('every route that reads a body (collected from the app) refuses one level past the limit and 100,000 levels with a 400 naming the limit', async () => {
-    const routes = routeTemplates(server).filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method));
+    // The bulk import routes read a Flipt document, not a JSON request: their bound (the API's
+    // plus a document's own levels) and its message are tested in ext/import-route.test.ts.
+    const routes = routeTemplates(server).filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) && !r.url.endsWith('/import'));
     expect(routes.length).toBeGreaterThan(40);
     const wrong: string[] = [];
     for (const route of routes) {
