@@ -18,10 +18,9 @@ type Queries = typeof QUERIES;
 /** Each query as the port's method: the same arguments, without the transaction. */
 type BoundQueries = { [K in keyof Queries]: Queries[K] extends Query<infer A, infer R> ? (...args: A) => Promise<R> : never };
 
-/** Fails to compile when a resource file exports something that is not a method of the port. */
+// Fails to compile, naming it, when a resource file exports something that is not a port method.
 type NotInPort = Exclude<keyof Queries, keyof Store>;
-const queriesArePortMethods: [NotInPort] extends [never] ? true : NotInPort = true;
-void queriesArePortMethods;
+const everyQueryIsAPortMethod: [NotInPort] extends [never] ? true : NotInPort = true;
 
 type AnyQuery = ((tx: Tx, ...args: unknown[]) => Promise<unknown>) & Pick<Query, 'kind'>;
 const QUERY_LIST = Object.entries(QUERIES) as [string, AnyQuery][];
