@@ -116,7 +116,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    const { applied } = await whenReachable(() => prepareSchema(connection), health, logger, options.signal);
+    const { applied } = await whenReachable(() => prepareSchema(connection), connection, health, logger, options.signal);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database schema created');
     if (options.signal?.aborted) throw new StartCancelled();
     if (redis) linkInstances({ bus: redis, store, snapshots, authenticator, logger });

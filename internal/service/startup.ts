@@ -1,30 +1,6 @@
 import type { Logger } from 'pino';
 import type { HealthState } from '../server';
-import { causes, errorCode, errorMessage, isConnectFailure, NETWORK_CODES } from '../storage/sql/pool';
-
-/**
- * Connection failures worth waiting out at start: the database is not there *yet* (an
- * orchestrator starts it beside us, it is restarting, it refuses connections for a while). A
- * wrong password, a database that does not exist or pending migrations are not: those fail the
- * start at once with their own message, as before.
- */
-const TRANSIENT_CODES = new Set([
-  ...NETWORK_CODES,
-  '57P03', // PostgreSQL cannot_connect_now: starting up, shutting down, in recovery
-  '55000', // PostgreSQL: database "…" is not currently accepting connections
-  '53300', // PostgreSQL too_many_connections
-  'ER_CON_COUNT_ERROR',
-  'PROTOCOL_CONNECTION_LOST',
-]);
-const TRANSIENT_MESSAGE = /timeout exceeded when (trying to connect|waiting for a connection)|Connection terminated|the database system is (starting up|shutting down)/i;
-
-export function isTransientStartFailure(err: unknown): boolean {
-  for (const e of causes(err)) {
-    if (TRANSIENT_CODES.has(errorCode(e))) return true;
-    if (isConnectFailure(e) && TRANSIENT_MESSAGE.test(errorMessage(e))) return true;
-  }
-  return false;
-}
+import type { Connection } from '../storage';
 
 /** Thrown when a shutdown was asked for before the service was ready. */
 export class StartCancelled extends Error {
@@ -39,9 +15,17 @@ const MAX_RETRY_MS = 5000;
 
 /**
  * Runs `step` (the schema check) until the database answers, while health says STARTING with
- * the reason. Logs the wait once and its end once. An aborted `signal` ends the wait.
+ * the reason. Waits only for failures the connection's dialect says are worth waiting out (the
+ * database not there *yet*); any other fails the start at once. Logs the wait once and its end
+ * once. An aborted `signal` ends the wait.
  */
-export async function whenReachable<T>(step: () => Promise<T>, health: HealthState, logger: Logger, signal?: AbortSignal): Promise<T> {
+export async function whenReachable<T>(
+  step: () => Promise<T>,
+  connection: Pick<Connection, 'adapter'>,
+  health: HealthState,
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<T> {
   let delay = FIRST_RETRY_MS;
   let waitingSince: number | null = null;
   for (;;) {
@@ -54,7 +38,7 @@ export async function whenReachable<T>(step: () => Promise<T>, health: HealthSta
       }
       return result;
     } catch (err) {
-      if (!isTransientStartFailure(err)) throw err;
+      if (!connection.adapter.isNotReadyYet(err)) throw err;
       health.databaseChecked(err);
       if (waitingSince === null) {
         waitingSince = Date.now();

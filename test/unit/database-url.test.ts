@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../internal/config';
 import { databaseUrl, poolOptions } from '../../internal/service/database';
-import { mysqlTarget } from '../../internal/storage/sql/mysql';
-import { poolSizes } from '../../internal/storage/sql/pool';
-import { describeUrl, driverUrl } from '../../internal/storage/sql/postgres';
+import { mysqlTarget } from '../../internal/storage/sql/dialects/mysql';
+import { poolSizes } from '../../internal/storage/sql/dialects/pool';
+import { describeUrl, driverUrl } from '../../internal/storage/sql/dialects/postgres';
 
 /** db.url forms and the protocol/host/… alternative (Flipt's `internal/config/database.go`), and pool settings. */
 const config = (env: Record<string, string>) => loadConfig({ env }).config.db;

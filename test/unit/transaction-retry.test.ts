@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryWindowMs, TRANSACTION_ATTEMPTS } from '../../internal/storage/sql/store';
+import { retryWindowMs, TRANSACTION_ATTEMPTS } from '../../internal/storage/sql/transaction';
 
 /**
  * The pause between attempts of a transaction that lost a conflict (CockroachDB's 40001,

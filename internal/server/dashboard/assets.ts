@@ -8,7 +8,7 @@ import { EMBEDDED_WEB, type EmbeddedWeb } from './embedded';
  * Where the dashboard's built files are on disk, for @fastify/static (which serves files, not
  * memory). Inside the executable (or `node dist/pennon.cjs`) the files travel in the bundle and
  * are written once to a per-version cache directory, as the SQLite addon is
- * (internal/storage/sql/native-addon.ts): a whole directory prepared under a temporary name and
+ * (internal/storage/sql/dialects/sqlite-addon.ts): a whole directory prepared under a temporary name and
  * renamed into place, so instances starting together never serve half a copy. From source
  * (tests) they are dist/web, built by `node scripts/build/web.mjs` or the test run's setup.
  */

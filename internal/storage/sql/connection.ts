@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DialectAdapter } from './context';
+import type { DialectAdapter } from './dialects/adapter';
 import type { Database } from './tables';
 
 /** An open database: the Kysely handle plus what only the driver can do. */

@@ -1,16 +1,18 @@
 import type { Clock } from '../../core';
 import type { Connection } from './connection';
-import { openMysql } from './mysql';
-import { DEFAULT_POOL, type PoolOptions } from './pool';
-import { openPostgres } from './postgres';
-import { openSqlite } from './sqlite';
-import { SqlStore } from './store';
+import { openCockroach } from './dialects/cockroach';
+import { openMysql } from './dialects/mysql';
+import { DEFAULT_POOL, type PoolOptions } from './dialects/pool';
+import { openPostgres } from './dialects/postgres';
+import { openSqlite } from './dialects/sqlite';
+import { createSqlStore, type SqlStore } from './store';
 
-export { SqlStore } from './store';
+export type { SqlStore } from './store';
 export type { Connection } from './connection';
-export { migrate, pendingMigrations, prepareSchema, PendingMigrationsError, IncompleteMigrationError } from './migrate';
-export { sqlitePath } from './sqlite';
-export { DEFAULT_MAX_OPEN, DEFAULT_POOL, type PoolOptions } from './pool';
+export type { DialectAdapter } from './dialects/adapter';
+export { migrate, pendingMigrations, prepareSchema, PendingMigrationsError, IncompleteMigrationError } from './migrate/migrator';
+export { sqlitePath } from './dialects/sqlite';
+export { DEFAULT_MAX_OPEN, DEFAULT_POOL, type PoolOptions } from './dialects/pool';
 
 /**
  * Opens the database a `db.url` names, in the forms Flipt accepts: `file:`/`sqlite:` (SQLite),
@@ -26,10 +28,10 @@ export function openDatabase(url: string, pool: PoolOptions = DEFAULT_POOL): Con
       return openSqlite(url);
     case 'postgres':
     case 'postgresql':
-      return openPostgres(url, 'postgres', pool);
+      return openPostgres(url, pool);
     case 'cockroach':
     case 'cockroachdb':
-      return openPostgres(url, 'cockroach', pool);
+      return openCockroach(url, pool);
     case 'mysql':
       return openMysql(url, pool);
     default:
@@ -39,6 +41,7 @@ export function openDatabase(url: string, pool: PoolOptions = DEFAULT_POOL): Con
   }
 }
 
-export function storeFor(conn: Connection, clock: Clock): SqlStore {
-  return new SqlStore(conn.db, clock, conn.adapter);
+/** The store over a connection (its Kysely handle and dialect: a traced connection's too). */
+export function storeFor(conn: Pick<Connection, 'db' | 'adapter'>, clock: Clock): SqlStore {
+  return createSqlStore({ root: conn.db, clock, dialect: conn.adapter });
 }

@@ -5,7 +5,7 @@ import { flagInput, flagWithSegment, oneTo, prng, rolloutRanks, ruleInput, ruleR
 
 /**
  * Writes to one flag that race each other must still leave ranks dense and unique: every write
- * is serialised per namespace (internal/storage/sql/context.ts, SqlContext.write).
+ * is serialised per namespace (internal/storage/sql/queries/revision.ts, bumpRevision).
  */
 const SEED = 0x5eed_0001;
 

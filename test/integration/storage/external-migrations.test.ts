@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { systemClock } from '../../../internal/core';
 import { IncompleteMigrationError, migrate, openDatabase, pendingMigrations, prepareSchema, storeFor, type Connection } from '../../../internal/storage/sql';
-import { LEASE_TABLE, withLease } from '../../../internal/storage/sql/lease';
-import { MIGRATIONS } from '../../../internal/storage/sql/migrations';
+import { LEASE_TABLE, withLease } from '../../../internal/storage/sql/migrate/lease';
+import { MIGRATIONS } from '../../../internal/storage/sql/migrate/migrations';
 import { describeOnExternal, type Backend } from '../../support/backends';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { PennonError, systemClock } from '../../../internal/core';
-import { openDatabase, prepareSchema, SqlStore, storeFor, type Connection } from '../../../internal/storage/sql';
+import { openDatabase, prepareSchema, storeFor, type Connection, type SqlStore } from '../../../internal/storage/sql';
 import { describeOnExternal } from '../../support/backends';
 import { flagInput, oneTo, prng, ruleInput, ruleRanks, segmentInput } from './harness';
 
@@ -70,7 +70,7 @@ describeOnExternal(['cockroach-on-postgres'], 'transaction retries on $name', (b
 
   it('concurrent writers under SERIALIZABLE get 40001, and the store retries until every write lands', async () => {
     // Control: the same adapter without retries loses writes here, so the contention is real.
-    const noRetry = conns.map((c) => new SqlStore(c.db, systemClock(), { ...c.adapter, isRetryable: () => false }));
+    const noRetry = conns.map((c) => storeFor({ db: c.db, adapter: { ...c.adapter, isRetryable: () => false } }, systemClock()));
     const lost = (await createFlags(noRetry, 'control')).filter((o): o is PromiseRejectedResult => o.status === 'rejected');
     expect(lost.length).toBeGreaterThan(0);
     expect(lost.every((o) => o.reason instanceof PennonError)).toBe(true);

@@ -1,7 +1,9 @@
-import type { Constraint, Distribution, NamespaceData, Rollout, Rule, Variant } from '../../core';
-import type { PartialNamespaceData } from '../types';
-import type { SqlContext } from './context';
-import { bool, enums, int, toConstraint, toSegment } from './tables';
+import type { Constraint, Distribution, NamespaceData, Rollout, Rule, Variant } from '../../../core';
+import type { PartialNamespaceData } from '../../types';
+import { bool, enums, int, toConstraint, toSegment } from '../tables';
+import type { Tx } from '../transaction';
+import { read, snapshotRead } from './kinds';
+import { revisionOf } from './revision';
 
 /**
  * The evaluation read model: a whole namespace (or some of its flags) in a few namespace-wide
@@ -28,15 +30,10 @@ function group<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
 type Row = unknown[];
 const s = (v: unknown) => v as string;
 
-async function revisionOf(sql: SqlContext, ns: string): Promise<string | null> {
-  const row = await sql.db.selectFrom('namespaces').select(['revision', 'created_at']).where('key', '=', ns).executeTakeFirst();
-  return row ? `${row.created_at}:${row.revision}` : null;
-}
-
 /** Reads flags (all of the namespace's, or those listed) with everything they depend on. */
-async function read(sql: SqlContext, ns: string, revision: string, only: string[] | null, extraSegments: string[] = []): Promise<NamespaceData> {
-  const db = sql.db;
-  const q = <T extends { compile(): Parameters<SqlContext['rows']>[0] }>(query: T) => sql.rows(query.compile());
+async function readModel(tx: Tx, ns: string, revision: string, only: string[] | null, extraSegments: string[] = []): Promise<NamespaceData> {
+  const db = tx.db;
+  const q = <T extends { compile(): Parameters<Tx['rows']>[0] }>(query: T) => tx.rows(query.compile());
   const keys = only ?? [];
 
   let flags = db
@@ -172,25 +169,25 @@ async function read(sql: SqlContext, ns: string, revision: string, only: string[
   };
 }
 
-export async function loadNamespace(sql: SqlContext, ns: string): Promise<NamespaceData | null> {
-  const revision = await revisionOf(sql, ns);
-  return revision === null ? null : read(sql, ns, revision, null);
-}
+export const loadNamespace = snapshotRead(async function loadNamespace(tx: Tx, ns: string): Promise<NamespaceData | null> {
+  const revision = await revisionOf(tx, ns);
+  return revision === null ? null : readModel(tx, ns, revision, null);
+});
 
 /** Some flags, plus every flag that uses one of `segmentKeys` (they must be recompiled too). */
-export async function loadFlags(sql: SqlContext, ns: string, flagKeys: string[], segmentKeys: string[]): Promise<PartialNamespaceData | null> {
-  const revision = await revisionOf(sql, ns);
+export const loadFlags = snapshotRead(async function loadFlags(tx: Tx, ns: string, flagKeys: string[], segmentKeys: string[]): Promise<PartialNamespaceData | null> {
+  const revision = await revisionOf(tx, ns);
   if (revision === null) return null;
   const considered = new Set(flagKeys);
   if (segmentKeys.length > 0) {
-    const users = await sql.db
+    const users = await tx.db
       .selectFrom('rule_segments')
       .innerJoin('rules', 'rules.id', 'rule_segments.rule_id')
       .select('rules.flag_key as flag')
       .where('rule_segments.namespace_key', '=', ns)
       .where('rule_segments.segment_key', 'in', segmentKeys)
       .union(
-        sql.db
+        tx.db
           .selectFrom('rollout_segments')
           .innerJoin('rollouts', 'rollouts.id', 'rollout_segments.rollout_id')
           .select('rollouts.flag_key as flag')
@@ -202,12 +199,12 @@ export async function loadFlags(sql: SqlContext, ns: string, flagKeys: string[],
   }
   if (considered.size > MAX_PARTIAL_FLAGS) return null;
   const keys = [...considered];
-  const data = await read(sql, ns, revision, keys.length > 0 ? keys : [''], segmentKeys);
+  const data = await readModel(tx, ns, revision, keys.length > 0 ? keys : [''], segmentKeys);
   return { ...data, considered: keys };
-}
+});
 
 /** Every namespace's revision in one query: how a poller notices writes by other instances. */
-export async function listRevisions(sql: SqlContext): Promise<Map<string, string>> {
-  const rows = await sql.db.selectFrom('namespaces').select(['key', 'revision', 'created_at']).execute();
+export const listRevisions = read(async function listRevisions(tx: Tx): Promise<Map<string, string>> {
+  const rows = await tx.db.selectFrom('namespaces').select(['key', 'revision', 'created_at']).execute();
   return new Map(rows.map((r) => [r.key, `${r.created_at}:${r.revision}`]));
-}
+});

@@ -1,22 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Kysely, MysqlDialect, sql, type MysqlPool } from 'kysely';
 import type { Connection as RawConnection, ConnectionOptions, Pool, PoolConnection } from 'mysql2';
-import type { Connection } from './connection';
-import type { DialectAdapter } from './context';
-import {
-  CONNECT_TIMEOUT_MS,
-  IDLE_TIMEOUT_MS,
-  NETWORK_CODES,
-  causes,
-  errorCode,
-  errorMessage,
-  isConnectFailure,
-  markConnectFailure,
-  poolSizes,
-  sleep,
-  type PoolOptions,
-} from './pool';
-import { splitStatements } from './script';
-import type { Database } from './tables';
+import type { Connection } from '../connection';
+import { splitStatements } from '../migrate/script';
+import type { Database } from '../tables';
+import type { DialectAdapter } from './adapter';
+import { NETWORK_CODES, causes, errorCode, errorMessage, isConnectFailure, isNotReadyYet, markConnectFailure } from './driver-errors';
+import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
 
 /** MySQL and MariaDB through mysql2 (callback API, which Kysely's dialect drives). Loaded on first use. */
 
@@ -49,12 +39,18 @@ function isMysqlConnectionError(err: unknown): boolean {
 const anyErrno = (...errnos: number[]) => (err: unknown) =>
   [...causes(err)].some((e) => errnos.includes((e as MysqlErr).errno ?? -1));
 
+// Worth waiting for at start-up: too many connections, a connection lost while the server starts,
+// or no connection within the acquire timeout (our own message, in openMysql's acquire).
+const NOT_READY_CODES = new Set(['ER_CON_COUNT_ERROR', 'PROTOCOL_CONNECTION_LOST']);
+const NOT_READY_MESSAGES = /timeout exceeded when waiting for a connection/i;
+
 export const mysqlAdapter: DialectAdapter = {
   name: 'mysql',
   isUniqueViolation: anyErrno(1062), // ER_DUP_ENTRY
   // ER_NO_REFERENCED_ROW(_2): a missing parent; ER_ROW_IS_REFERENCED(_2): a restricted delete (as SQLite's one code).
   isForeignKeyViolation: anyErrno(1216, 1452, 1217, 1451),
   isConnectionError: isMysqlConnectionError,
+  isNotReadyYet: (err) => isNotReadyYet(err, NOT_READY_CODES, NOT_READY_MESSAGES),
   // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD (bad string), ER_DATA_TOO_LONG: strict mode refuses instead of mangling.
   isInvalidValue: anyErrno(1366, 1406),
   isRetryable: anyErrno(1213, 1205), // deadlock, lock wait timeout: InnoDB rolled back the statement or transaction

@@ -1,4 +1,4 @@
-import type { SqlContext } from './context';
+import type { Tx } from '../transaction';
 
 /**
  * What rules and rollouts refer to: their flag, and their segments (rule_segments /
@@ -9,11 +9,11 @@ type Owner = { table: 'rule_segments'; column: 'rule_id' } | { table: 'rollout_s
 export const RULE: Owner = { table: 'rule_segments', column: 'rule_id' };
 export const ROLLOUT: Owner = { table: 'rollout_segments', column: 'rollout_id' };
 
-export async function segmentKeysOf(sql: SqlContext, owner: Owner, ids: string[]): Promise<Map<string, string[]>> {
+export async function segmentKeysOf(tx: Tx, owner: Owner, ids: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (ids.length === 0) return out;
   // The two tables differ only in the owner column's name; Kysely cannot type a union of them.
-  const rows = (await sql.db
+  const rows = (await tx.db
     .selectFrom(owner.table as 'rule_segments')
     .select([`${owner.column as 'rule_id'} as owner`, 'segment_key'])
     .where(owner.column as 'rule_id', 'in', ids)
@@ -27,22 +27,22 @@ export async function segmentKeysOf(sql: SqlContext, owner: Owner, ids: string[]
   return out;
 }
 
-export async function setSegmentKeys(sql: SqlContext, owner: Owner, id: string, ns: string, keys: string[]): Promise<void> {
-  await sql.db
+export async function setSegmentKeys(tx: Tx, owner: Owner, id: string, ns: string, keys: string[]): Promise<void> {
+  await tx.db
     .deleteFrom(owner.table as 'rule_segments')
     .where(owner.column as 'rule_id', '=', id)
     .execute();
   if (keys.length === 0) return;
-  await sql.db
+  await tx.db
     .insertInto(owner.table as 'rule_segments')
     .values(keys.map((segment_key, position) => ({ [owner.column]: id, namespace_key: ns, segment_key, position }) as never))
     .execute();
 }
 
 /** The first of `keys` that is not a segment of the namespace, or null when all exist. */
-export async function firstMissingSegment(sql: SqlContext, ns: string, keys: string[]): Promise<string | null> {
+export async function firstMissingSegment(tx: Tx, ns: string, keys: string[]): Promise<string | null> {
   if (keys.length === 0) return null;
-  const rows = await sql.db
+  const rows = await tx.db
     .selectFrom('segments')
     .select('key')
     .where('namespace_key', '=', ns)
@@ -52,8 +52,8 @@ export async function firstMissingSegment(sql: SqlContext, ns: string, keys: str
   return keys.find((k) => !found.has(k)) ?? null;
 }
 
-export async function flagExists(sql: SqlContext, ns: string, key: string): Promise<boolean> {
-  const row = await sql.db
+export async function flagExists(tx: Tx, ns: string, key: string): Promise<boolean> {
+  const row = await tx.db
     .selectFrom('flags')
     .select('key')
     .where('namespace_key', '=', ns)

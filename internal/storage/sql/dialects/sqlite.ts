@@ -2,18 +2,17 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { DialectAdapter } from './context';
-import type { Connection } from './connection';
-import { sqliteAddon } from './native-addon';
-import type { Database } from './tables';
-
-const code = (err: unknown): string => String((err as { code?: unknown })?.code ?? '');
+import type { Connection } from '../connection';
+import type { Database } from '../tables';
+import type { DialectAdapter } from './adapter';
+import { errorCode as code } from './driver-errors';
+import { sqliteAddon } from './sqlite-addon';
 
 function adapterFor(raw: BetterSqlite3.Database): DialectAdapter {
   // Prepared statements for the evaluation model's reads, kept: preparing costs more than running.
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
-    ...adapter,
+    ...sqliteAdapter,
     arrayRows(query) {
       let statement = statements.get(query.sql);
       if (!statement) statements.set(query.sql, (statement = raw.prepare(query.sql).raw(true)));
@@ -22,11 +21,13 @@ function adapterFor(raw: BetterSqlite3.Database): DialectAdapter {
   };
 }
 
-const adapter: DialectAdapter = {
+export const sqliteAdapter: DialectAdapter = {
   name: 'sqlite',
   isUniqueViolation: (err) => code(err) === 'SQLITE_CONSTRAINT_UNIQUE' || code(err) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   isForeignKeyViolation: (err) => code(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
   isConnectionError: (err) => /^SQLITE_(CANTOPEN|IOERR|BUSY|LOCKED|NOTADB|CORRUPT|FULL)/.test(code(err)),
+  // A file opens or it does not: nothing comes up later to wait for.
+  isNotReadyYet: () => false,
 };
 
 /** `file:/path/x.db`, `file:./x.db`, `sqlite:x.db` or `file::memory:` → a filesystem path. */
@@ -39,7 +40,7 @@ export function sqlitePath(url: string): string {
 export function openSqlite(url: string): Connection {
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  // Inside the single executable the addon comes from the SEA asset (see native-addon.ts).
+  // Inside the single executable the addon comes from the SEA asset (see sqlite-addon.ts).
   let raw: BetterSqlite3.Database;
   try {
     raw = new BetterSqlite3(path, { nativeBinding: sqliteAddon() as string });

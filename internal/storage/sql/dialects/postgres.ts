@@ -1,26 +1,17 @@
 import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely';
 import type { Client, ClientConfig, Pool, PoolClient } from 'pg';
-import type { Connection } from './connection';
-import type { DialectAdapter } from './context';
-import { withLease } from './lease';
-import {
-  CONNECT_TIMEOUT_MS,
-  IDLE_TIMEOUT_MS,
-  NETWORK_CODES,
-  causes,
-  errorCode,
-  errorMessage,
-  isConnectFailure,
-  markConnectFailure,
-  poolSizes,
-  type PoolOptions,
-} from './pool';
-import { splitStatements } from './script';
-import type { Database } from './tables';
+import type { Connection } from '../connection';
+import { withLease } from '../migrate/lease';
+import { splitStatements } from '../migrate/script';
+import type { Database } from '../tables';
+import type { DialectAdapter } from './adapter';
+import { NETWORK_CODES, causes, errorCode, errorMessage, isConnectFailure, isNotReadyYet, markConnectFailure } from './driver-errors';
+import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
 
 /**
- * PostgreSQL, and CockroachDB through the same driver (pg) and Kysely dialect. The driver is
- * loaded on first use, so SQLite users never pay for it.
+ * PostgreSQL through pg and Kysely's dialect; CockroachDB (cockroach.ts) opens through the same
+ * driver here, with its own adapter. The driver is loaded on first use, so SQLite users never pay
+ * for it.
  */
 
 export type PgFlavour = 'postgres' | 'cockroach';
@@ -45,31 +36,24 @@ function isPgConnectionError(err: unknown): boolean {
   return false;
 }
 
-const has = (code: string) => (err: unknown) => [...causes(err)].some((e) => errorCode(e) === code);
+export const hasSqlState = (code: string) => (err: unknown) => [...causes(err)].some((e) => errorCode(e) === code);
+
+// Worth waiting for at start-up: starting, shutting down or in recovery (57P03), not accepting
+// connections yet (55000), too many connections (53300).
+const NOT_READY_SQLSTATES = new Set(['57P03', '55000', '53300']);
+const NOT_READY_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|the database system is (starting up|shutting down)/i;
 
 export const postgresAdapter: DialectAdapter = {
   name: 'postgres',
-  isUniqueViolation: has('23505'),
-  isForeignKeyViolation: has('23503'),
+  isUniqueViolation: hasSqlState('23505'),
+  isForeignKeyViolation: hasSqlState('23503'),
   isConnectionError: isPgConnectionError,
-  isRetryable: has('40P01'), // deadlock_detected: the loser may run again
+  isNotReadyYet: (err) => isNotReadyYet(err, NOT_READY_SQLSTATES, NOT_READY_MESSAGES),
+  isRetryable: hasSqlState('40P01'), // deadlock_detected: the loser may run again
   // character_not_in_repertoire (NUL in text), untranslatable_character, string_data_right_truncation
-  isInvalidValue: (err) => has('22021')(err) || has('22P05')(err) || has('22001')(err),
+  isInvalidValue: (err) => hasSqlState('22021')(err) || hasSqlState('22P05')(err) || hasSqlState('22001')(err),
   // Reads of the evaluation model see one snapshot; a read-only REPEATABLE READ never fails.
   snapshotIsolation: 'repeatable read',
-};
-
-/**
- * CockroachDB runs every transaction SERIALIZABLE and asks the client to retry one that lost a
- * conflict (SQLSTATE 40001). Setting the isolation explicitly makes the same adapter behave
- * the same way on PostgreSQL, which is where it is tested (docs/DECISIONS.md).
- */
-export const cockroachAdapter: DialectAdapter = {
-  ...postgresAdapter,
-  name: 'cockroach',
-  isRetryable: (err) => has('40001')(err) || has('40P01')(err),
-  writeIsolation: 'serializable',
-  snapshotIsolation: 'serializable',
 };
 
 /** `cockroach://` and `cockroachdb://` are postgres:// for the driver, on Cockroach's port by default. */
@@ -107,7 +91,12 @@ function typeParsers(pg: Pg): ClientConfig['types'] {
   };
 }
 
-export function openPostgres(url: string, flavour: PgFlavour, options: PoolOptions): Connection {
+export function openPostgres(url: string, options: PoolOptions): Connection {
+  return openPg(url, options, 'postgres', postgresAdapter);
+}
+
+/** A pg pool for PostgreSQL or CockroachDB; the flavour decides how migrations run and lock. */
+export function openPg(url: string, options: PoolOptions, flavour: PgFlavour, adapter: DialectAdapter): Connection {
   const connectionString = driverUrl(url, flavour);
   const { max, idle } = poolSizes(options);
   let loaded: Promise<{ pg: Pg; pool: Pool; config: ClientConfig }> | undefined;
@@ -187,7 +176,7 @@ export function openPostgres(url: string, flavour: PgFlavour, options: PoolOptio
 
   return {
     db,
-    adapter: flavour === 'cockroach' ? cockroachAdapter : postgresAdapter,
+    adapter,
     describe: `${flavour} ${describeUrl(connectionString)}`,
     poolStats: () => (opened ? { total: opened.totalCount, idle: opened.idleCount, waiting: opened.waitingCount } : { total: 0, idle: 0, waiting: 0 }),
     transactionalDdl: flavour === 'postgres',

@@ -33,28 +33,3 @@ export function poolSizes(options: PoolOptions): { max: number; idle: number } {
   const max = options.maxOpen > 0 ? options.maxOpen : DEFAULT_MAX_OPEN;
   return { max, idle: Math.min(Math.max(options.maxIdle, 0), max) };
 }
-
-/** Errors raised while obtaining a connection: whatever the cause, the database is unavailable. */
-const CONNECT_FAILURE = Symbol('pennon.connectFailure');
-
-export function markConnectFailure(err: unknown): unknown {
-  if (err !== null && typeof err === 'object') (err as Record<symbol, boolean>)[CONNECT_FAILURE] = true;
-  return err;
-}
-
-export function isConnectFailure(err: unknown): boolean {
-  return err !== null && typeof err === 'object' && (err as Record<symbol, boolean>)[CONNECT_FAILURE] === true;
-}
-
-/** The error and the errors it wraps (`cause`), outermost first. */
-export function* causes(err: unknown): Generator<unknown> {
-  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) yield e;
-}
-
-export const errorCode = (err: unknown): string => String((err as { code?: unknown })?.code ?? '');
-export const errorMessage = (err: unknown): string => String((err as { message?: unknown })?.message ?? '');
-
-/** Network failures as Node reports them, whatever the driver. */
-export const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,16 +1,16 @@
-import type { SqlContext } from './context';
+import type { Tx } from '../transaction';
 
 /** Rank bookkeeping shared by rules and rollouts: ranks are always 1..n without gaps. */
 
 /** Gives the rows ranks 1..n in the order given, touching only those whose rank changes. */
 export async function writeRanks(
-  sql: SqlContext,
+  tx: Tx,
   table: 'rules' | 'rollouts',
   ordered: { id: string; rank: number | string }[],
 ): Promise<void> {
   for (const [i, row] of ordered.entries()) {
     if (Number(row.rank) === i + 1) continue;
-    await sql.db.updateTable(table).set({ rank: i + 1 }).where('id', '=', row.id).execute();
+    await tx.db.updateTable(table).set({ rank: i + 1 }).where('id', '=', row.id).execute();
   }
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { Umzug, type UmzugStorage } from 'umzug';
-import type { Connection } from './connection';
+import type { Connection } from '../connection';
 import { MIGRATIONS } from './migrations';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
-import { sleep } from './pool';
-import type { Database } from './tables';
+import type { Database } from '../tables';
 
 /**
  * A cross-process lock for databases without advisory locks (CockroachDB): a lease row. An

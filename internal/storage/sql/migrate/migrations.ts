@@ -1,0 +1,30 @@
+import cockroach0001 from '../../../../migrations/cockroach/0001_initial.sql';
+import cockroach0002 from '../../../../migrations/cockroach/0002_authentications.sql';
+import mysql0001 from '../../../../migrations/mysql/0001_initial.sql';
+import mysql0002 from '../../../../migrations/mysql/0002_authentications.sql';
+import postgres0001 from '../../../../migrations/postgres/0001_initial.sql';
+import postgres0002 from '../../../../migrations/postgres/0002_authentications.sql';
+import sqlite0001 from '../../../../migrations/sqlite/0001_initial.sql';
+import sqlite0002 from '../../../../migrations/sqlite/0002_authentications.sql';
+import type { DialectAdapter } from '../dialects/adapter';
+
+/**
+ * Every dialect's migrations, in order. The SQL text is bundled into the executable. Each
+ * dialect has the same migrations under the same names, and the same schema in its own types.
+ */
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+const list = (m0001: string, m0002: string): Migration[] => [
+  { name: '0001_initial', sql: m0001 },
+  { name: '0002_authentications', sql: m0002 },
+];
+
+export const MIGRATIONS: Record<DialectAdapter['name'], Migration[]> = {
+  sqlite: list(sqlite0001, sqlite0002),
+  postgres: list(postgres0001, postgres0002),
+  mysql: list(mysql0001, mysql0002),
+  cockroach: list(cockroach0001, cockroach0002),
+};
