@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../support/server';
+import { expectStatus, startServer, type TestServer } from '../support/server';
 
 describe('server smoke', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(async () => {
     await server.stop();

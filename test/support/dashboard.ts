@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchBrowser } from './browser';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from './server';
+import { expectStatus, startServer, type ApiClient, type TestServer } from './server';
 
 /**
  * What the dashboard's browser tests share besides the browser itself (browser.ts): starting
@@ -32,7 +32,7 @@ export async function startDashboard<K extends string = 'server'>(
   servers: Record<K, Record<string, string>> = { server: {} } as Record<K, Record<string, string>>,
 ): Promise<{ browser: Browser } & Record<K, TestServer>> {
   const names = Object.keys(servers) as K[];
-  const [browser, ...started] = await Promise.allSettled([launchBrowser(), ...names.map((name) => startTestServer(servers[name]))]);
+  const [browser, ...started] = await Promise.allSettled([launchBrowser(), ...names.map((name) => startServer(servers[name]))]);
   const failed = [browser, ...started].find((r) => r.status === 'rejected');
   if (failed) {
     await stopDashboard(

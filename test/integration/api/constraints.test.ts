@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiClient, type TestServer } from '../../support/server';
 import { TIMESTAMP, UUID, createSegment, expectError, newNamespace, sortedKeys, uniq } from './segments-rules.helpers';
 
 const CONSTRAINT_FIELDS = ['createdAt', 'description', 'id', 'namespaceKey', 'operator', 'property', 'segmentKey', 'type', 'updatedAt', 'value'].sort();
@@ -41,7 +41,7 @@ describe('constraints API', () => {
   let server: TestServer;
   let api: ApiClient;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     api = server.api;
   });
   afterAll(async () => {

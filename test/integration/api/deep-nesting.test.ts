@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../../internal/core/json-depth';
 import { fillTemplate, routeTemplates } from '../../support/route-templates';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 
 /**
  * JSON nested deeper than MAX_JSON_DEPTH (64) is refused with a 400 naming the limit before it
@@ -25,7 +25,7 @@ async function send(server: TestServer, method: string, path: string, body: stri
 describe('deeply nested JSON', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(async () => {
     await server?.stop();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiClient, type TestServer } from '../../support/server';
 import { TIMESTAMP, UUID, createFlag, createSegment, createVariant, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
 
 const DISTRIBUTION_FIELDS = ['createdAt', 'id', 'ruleId', 'rollout', 'updatedAt', 'variantId'].sort();
@@ -8,7 +8,7 @@ describe('distributions API', () => {
   let server: TestServer;
   let api: ApiClient;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     api = server.api;
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiResponse, type TestServer } from '../../support/server';
 
 /** Flag list paging in both families (Flipt: `rpc/flipt/validation.go`, `internal/storage/sql/common/flag.go`). */
 
@@ -20,7 +20,7 @@ interface Family {
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startServer();
 });
 afterAll(async () => {
   await server?.stop();

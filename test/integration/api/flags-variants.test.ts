@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiResponse, type TestServer } from '../../support/server';
 
 /** Variants in both route families (Flipt: `internal/server/flag.go`, `rpc/flipt/validation.go`, `internal/storage/sql/common/flag.go`). */
 
@@ -33,7 +33,7 @@ const FAMILIES: Family[] = [
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startServer();
   for (const key of [NS_B, NS_A]) expectStatus(await server.api.post('/api/v1/namespaces', { key, name: key }), 200);
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { testLicence } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { rawRequest } from '../../support/raw-http';
 import { fillTemplate, routeTemplates, type RouteTemplate } from '../../support/route-templates';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 import { buildDelivery, DELIVERY_KINDS, TEST_WEBHOOK_SECRET } from '../../support/webhook-deliveries';
 import { anyBody, hostileSegment } from './fuzz/arbitraries';
 import { headProblems, responseProblems } from './fuzz/checks';
@@ -61,7 +61,7 @@ describe(`fuzzing a Git-backed instance (seed ${SEED}, ${RUNS} runs per route)`,
   beforeAll(async () => {
     remote = await startGitRemote();
     remote.commit({ 'prod/fuzz/features.yaml': FEATURES });
-    server = await startTestServer({
+    server = await startServer({
       PENNON_SERVER_MAX_BODY_BYTES: String(BODY_LIMIT),
       PENNON_LICENSE_KEY: testLicence(),
       PENNON_STORAGE_FLAGS_REMOTE: remote.url,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../../support/raw-http';
 import { fillTemplate, routeTemplates, type RouteTemplate } from '../../support/route-templates';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 import { headProblems, responseProblems } from './fuzz/checks';
 import { describeCase, fuzzCase, routedCase, type FuzzCase, type Worlds } from './fuzz/fuzz-case';
 import { revisionOf, seedWorld, snapshotOf, valueFor } from './fuzz/world';
@@ -36,7 +36,7 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
   let sandboxRevision: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ PENNON_SERVER_MAX_BODY_BYTES: String(BODY_LIMIT), PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
+    server = await startServer({ PENNON_SERVER_MAX_BODY_BYTES: String(BODY_LIMIT), PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
     worlds = { protected: await seedWorld(server.api, 'fuzz'), sandbox: await seedWorld(server.api, 'sandbox') };
     expectStatus(await server.api.post('/auth/v1/method/token', { name: 'fuzz' }), 200);
     routes = routeTemplates(server);

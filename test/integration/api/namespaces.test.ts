@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiResponse, type TestServer } from '../../support/server';
 
 /**
  * Namespaces (Family B only), as Flipt's `internal/server/namespace.go`, `rpc/flipt/validation.go` and
@@ -31,7 +31,7 @@ function expectTimestamp(value: unknown, notBefore: number): void {
 describe('namespaces API', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(async () => {
     await server?.stop();
@@ -332,7 +332,7 @@ describe('force-deleting the default namespace', () => {
   // A server of its own: this removes `default`.
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(async () => {
     await server?.stop();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fillTemplate, routeTemplates } from '../../support/route-templates';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 
 /**
  * Paging parameters on every list route of the app (both families, rollouts, tokens): a value
@@ -33,7 +33,7 @@ describe('paging parameters on every list route', () => {
   let lists: { path: string; plain: unknown }[];
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     const api = server.api;
     expectStatus(await api.post('/api/v1/flags', { key: 'paged', name: 'Paged', type: 'BOOLEAN_FLAG_TYPE' }), 200);
     expectStatus(await api.post('/api/v1/namespaces/default/flags/paged/rollouts', { rank: 1, threshold: { percentage: 50, value: true } }), 200);

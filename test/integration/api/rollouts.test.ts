@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiClient, type TestServer } from '../../support/server';
 import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
 
 const ROLLOUT_BASE = ['createdAt', 'description', 'flagKey', 'id', 'namespaceKey', 'rank', 'type', 'updatedAt'];
@@ -10,7 +10,7 @@ describe('rollouts API (Family B only)', () => {
   let server: TestServer;
   let api: ApiClient;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     api = server.api;
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiClient, type TestServer } from '../../support/server';
 import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
 
 const RULE_FIELDS = ['createdAt', 'distributions', 'flagKey', 'id', 'namespaceKey', 'rank', 'segmentKey', 'segmentKeys', 'segmentOperator', 'updatedAt'].sort();
@@ -8,7 +8,7 @@ describe('rules API', () => {
   let server: TestServer;
   let api: ApiClient;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     api = server.api;
   });
   afterAll(async () => {

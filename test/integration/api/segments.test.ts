@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiClient, type TestServer } from '../../support/server';
 import { TIMESTAMP, createFlag, createSegment, decodeToken, expectError, newNamespace, sortedKeys, uniq } from './segments-rules.helpers';
 
 const SEGMENT_FIELDS = ['constraints', 'createdAt', 'description', 'key', 'matchType', 'name', 'namespaceKey', 'updatedAt'].sort();
@@ -8,7 +8,7 @@ describe('segments API', () => {
   let server: TestServer;
   let api: ApiClient;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     api = server.api;
   });
   afterAll(async () => {

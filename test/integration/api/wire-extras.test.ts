@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 
 describe('?pretty output', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     expectStatus(await server.api.post('/api/v1/flags', { key: 'pretty-flag', name: 'Pretty' }), 200);
   });
   afterAll(async () => server.stop());
@@ -35,7 +35,7 @@ describe('?pretty output', () => {
 describe('both spellings of one field', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(async () => server.stop());
 

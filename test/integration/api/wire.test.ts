@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiResponse, type TestServer } from '../../support/server';
 
 /**
  * The JSON wire format and the gateway's behaviour around it (Flipt's `internal/gateway/` and
@@ -66,7 +66,7 @@ function rawRequest(
 describe('wire format', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     expectStatus(await server.api.post('/api/v1/namespaces', { key: 'wire', name: 'Wire' }), 200);
   });
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../support/clock';
-import { ApiClient, expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
+import { ApiClient, expectStatus, type ApiResponse, startServer, type TestServer } from '../../support/server';
 
 /**
  * Enforcement with `authentication.required: true` (Flipt's `internal/server/authn/middleware/`):
@@ -119,7 +119,7 @@ describe('authentication required', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer(
+    server = await startServer(
       {
         PENNON_AUTHENTICATION_REQUIRED: 'true',
         PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
@@ -342,8 +342,8 @@ describe('bootstrap and a second instance on the same database', () => {
       PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_EXPIRATION: '24h',
       PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_METADATA_OWNER: 'Platform',
     };
-    first = await startTestServer({ ...env, PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'first-bootstrap' }, { clock });
-    second = await startTestServer(
+    first = await startServer({ ...env, PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'first-bootstrap' }, { clock });
+    second = await startServer(
       {
         ...env,
         PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'second-bootstrap',

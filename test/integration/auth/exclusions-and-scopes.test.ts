@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
+import { ApiClient, expectStatus, type ApiResponse, startServer, type TestServer } from '../../support/server';
 
 /**
  * `authentication.exclude.*` and namespace-scoped tokens (Flipt's `internal/cmd/authn.go` and
@@ -91,7 +91,7 @@ for (const { env, open } of EXCLUSIONS) {
   describe(`${env}=true`, () => {
     let server: TestServer;
     beforeAll(async () => {
-      server = await startTestServer({ ...BASE_ENV, [env]: 'true' });
+      server = await startServer({ ...BASE_ENV, [env]: 'true' });
       await seed(server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` }), 'default');
     });
     afterAll(async () => {
@@ -138,7 +138,7 @@ describe('namespace-scoped tokens', () => {
   let scoped: ApiClient;
   let scopedToken: string;
   beforeAll(async () => {
-    server = await startTestServer(BASE_ENV);
+    server = await startServer(BASE_ENV);
     admin = server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
     await seed(admin, 'default');
     await seed(admin, 'ns1');

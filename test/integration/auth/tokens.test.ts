@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../internal/storage';
-import { expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, type ApiResponse, startServer, type TestServer } from '../../support/server';
 
 /**
  * API client tokens (Flipt's `internal/server/authn/method/token/server.go` and
@@ -40,7 +40,7 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('bas
 describe('API client tokens (authentication not required, token method enabled)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(TOKEN_ENABLED);
+    server = await startServer(TOKEN_ENABLED);
     expectStatus(await server.api.post('/api/v1/namespaces', { key: 'ns1', name: 'ns1' }), 200);
   });
   afterAll(async () => {
@@ -258,7 +258,7 @@ describe('API client tokens (authentication not required, token method enabled)'
 describe('token paging', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(TOKEN_ENABLED);
+    server = await startServer(TOKEN_ENABLED);
     // 1 bootstrap token + 29 = 30.
     for (let i = 0; i < 29; i++) expectStatus(await server.api.post('/auth/v1/method/token', { name: `page-${i}` }), 200);
   });
@@ -320,7 +320,7 @@ describe('token paging', () => {
 describe('token method disabled', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(async () => {
     await server?.stop();

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../internal/core';
 import { ManualClock } from '../../support/clock';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 import { PrivateRedis } from '../../support/redis-server';
 
 /**
@@ -46,8 +46,8 @@ async function until(check: () => Promise<boolean> | boolean, what: string): Pro
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function pair(env: Record<string, string>, clock?: Clock): Promise<[TestServer, TestServer]> {
-  const a = await startTestServer(env, { clock });
-  const b = await startTestServer({ ...env, PENNON_DB_URL: a.config.db.url || `file:${join(a.dir, 'pennon.db')}` }, { clock });
+  const a = await startServer(env, { clock });
+  const b = await startServer({ ...env, PENNON_DB_URL: a.config.db.url || `file:${join(a.dir, 'pennon.db')}` }, { clock });
   return [a, b];
 }
 

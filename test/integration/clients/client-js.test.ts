@@ -1,6 +1,6 @@
 import type { NodeFliptClient } from '@flipt-io/flipt-client-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 import { findEntity, seedClientFixture, thresholdValue, variantBucket, type Seeded } from './seed';
 import { initClient, startTap, type Tap } from './harness';
 
@@ -60,7 +60,7 @@ let tap: Tap;
 const clients: Record<string, NodeFliptClient> = {};
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startServer();
   seeded = await seedClientFixture(server.api);
   tap = await startTap(server.url);
   // `default` goes through the recording proxy, so its polls can be inspected.

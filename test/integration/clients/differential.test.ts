@@ -1,6 +1,6 @@
 import type { NodeFliptClient } from '@flipt-io/flipt-client-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 import { initClient } from './harness';
 import { Seeder, thresholdValue, variantBucket } from './seed';
 
@@ -71,7 +71,7 @@ describe('differential: server vs flipt-client-js WASM engine', () => {
   const flags: { key: string; kind: 'variant' | 'boolean'; formula: (entityId: string) => Outcome }[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     const s = new Seeder(server.api, NS);
     await s.namespace();
     await s.segment('everyone', 'ALL_MATCH_TYPE', []);

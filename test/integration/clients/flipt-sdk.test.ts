@@ -1,6 +1,6 @@
 import { FliptClient, type BatchEvaluationResponse, type Flag } from '@flipt-io/flipt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../support/server';
+import { startServer, type TestServer } from '../../support/server';
 import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from './seed';
 import { startTap, type Tap } from './harness';
 
@@ -27,7 +27,7 @@ describe('@flipt-io/flipt FliptClient', () => {
   let client: FliptClient;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     await seedClientFixture(server.api);
     tap = await startTap(server.url);
     client = new FliptClient({ url: tap.url });

@@ -3,7 +3,7 @@ import { OFREPApi, type EvaluationResponse } from '@openfeature/ofrep-core';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { ErrorCode, OpenFeature, StandardResolutionReasons, type Client } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../support/server';
+import { startServer, type TestServer } from '../../support/server';
 import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from './seed';
 
 /**
@@ -19,7 +19,7 @@ const UNDER_THRESHOLD = findEntity((id) => thresholdValue('flag_boolean', id) < 
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startServer();
   await seedClientFixture(server.api);
   await OpenFeature.setProviderAndWait('flipt-default', new FliptProvider('default', { url: server.url }));
   await OpenFeature.setProviderAndWait('flipt-ns1', new FliptProvider('ns1', { url: server.url }));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 
 /**
  * Evaluations read a compiled snapshot; these tests hold it to its promises: a write is seen
@@ -12,7 +12,7 @@ describe('snapshot freshness', () => {
   let variants: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
     expectStatus(await server.api.post(`${p}/flags`, { key: 'fresh', name: 'Fresh', enabled: false }), 200);
     for (let i = 0; i < 5; i++) {
       variants.push(expectStatus(await server.api.post(`${p}/flags/fresh/variants`, { key: `v${i}` }), 200).id);

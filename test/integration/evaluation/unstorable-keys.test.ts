@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { startServer, type ApiResponse, type TestServer } from '../../support/server';
 
 /**
  * A namespace key no database row can have — a NUL character, which PostgreSQL refuses to
@@ -10,7 +10,7 @@ import { startTestServer, type ApiResponse, type TestServer } from '../../suppor
 describe('evaluation with a namespace key holding a NUL character', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(async () => {
     await server?.stop();

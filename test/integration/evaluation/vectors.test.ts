@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiResponse, type TestServer } from '../../support/server';
 import {
   caseStore,
   checkAnswer,
@@ -88,7 +88,7 @@ function check(c: EvaluationCase, res: ApiResponse): void {
 describe('evaluation vectors through the HTTP API: per-case setups', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(async () => server.stop());
 
@@ -108,7 +108,7 @@ for (const dataset of Object.keys(datasets)) {
   describe(`evaluation vectors through the HTTP API: dataset ${dataset}`, () => {
     let server: TestServer;
     beforeAll(async () => {
-      server = await startTestServer();
+      server = await startServer();
       await seedThroughApi(server.api, datasets[dataset].namespace, datasets[dataset]);
     });
     afterAll(async () => server.stop());

@@ -12,7 +12,7 @@ import {
   planImport,
   type Document,
 } from '../../../internal/ext';
-import { startTestServer, type TestServer } from '../../support/server';
+import { startServer, type TestServer } from '../../support/server';
 import { fixture, freshStore, seedMissingSegments, type Fresh } from './helpers';
 
 /** `pennon flag import/export --address`: the HTTP adapter against a real server. */
@@ -23,7 +23,7 @@ describe('importing and exporting over HTTP', () => {
   const adapter = () => new HttpStore(new HttpApi({ address: server.url }));
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(async () => {
     await server?.stop();

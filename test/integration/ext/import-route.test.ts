@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiResponse, type TestServer } from '../../support/server';
 
 /**
  * Pennon's bulk import route against a real server: `POST /api/v1/import` (any namespaces,
@@ -33,7 +33,7 @@ const STREAM = [
 describe('the bulk import route', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   afterAll(() => server?.stop());
   // Every test from an empty `default` namespace (the route's own drop, checked below).

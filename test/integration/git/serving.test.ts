@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everyoneGets } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
-import { ApiClient, expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { ApiClient, expectStatus, startServer, type TestServer } from '../../support/server';
 
 /**
  * With Git environments configured, flag state comes from Git: every evaluation surface and
@@ -82,7 +82,7 @@ describe('serving flags from Git environments', () => {
   beforeAll(async () => {
     remote = await startGitRemote();
     remote.commit({ 'prod/shop/features.yaml': production('blue'), 'staging/shop/features.yaml': staging });
-    server = await startTestServer(gitEnv(remote.url));
+    server = await startServer(gitEnv(remote.url));
     api = new ApiClient(server.url);
     stagingApi = api.withHeaders({ 'X-Flipt-Environment': 'staging' });
   });
@@ -231,7 +231,7 @@ describe('Git environments with authentication required', () => {
   beforeAll(async () => {
     remote = await startGitRemote();
     remote.commit({ 'prod/shop/features.yaml': production('blue') });
-    server = await startTestServer(
+    server = await startServer(
       gitEnv(remote.url, { PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'boot-secret' }),
     );
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, POSTGRES_URL, postgresAdmin, unless } from '../../support/backends';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 
 /**
  * The database connection cut in the middle of a test: every backend of the test database is
@@ -32,7 +32,7 @@ describe.skipIf(POSTGRES_URL === '')(unless('PostgreSQL outage under a running s
     await admin(`CREATE DATABASE ${database}`);
     const url = new URL(POSTGRES_URL);
     url.pathname = `/${database}`;
-    server = await startTestServer({
+    server = await startServer({
       PENNON_DB_URL: url.toString(),
       PENNON_AUTHENTICATION_REQUIRED: 'true',
       PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',

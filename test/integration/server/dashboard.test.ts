@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardFiles } from '../../../internal/server/dashboard/assets';
-import { startTestServer, type TestServer } from '../../support/server';
+import { startServer, type TestServer } from '../../support/server';
 
 /**
  * The dashboard as the server delivers it (dist/web, built by the global setup): at `/`, with
@@ -19,7 +19,7 @@ async function get(url: string, headers: Record<string, string> = {}) {
 describe('the dashboard at /', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'dash-secret' });
+    server = await startServer({ PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'dash-secret' });
   });
   afterAll(async () => {
     await server?.stop();
@@ -75,7 +75,7 @@ describe('the dashboard at /', () => {
 
 describe('ui.enabled: false', () => {
   it('serves no dashboard: / is Flipt’s JSON 404', async () => {
-    const server = await startTestServer({ PENNON_UI_ENABLED: 'false' });
+    const server = await startServer({ PENNON_UI_ENABLED: 'false' });
     try {
       const res = await get(`${server.url}/`);
       expect(res.status).toBe(404);

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRAIN_MS, drainBound } from '../../../internal/server/oversized';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 import { upload, type UploadResult } from '../../support/upload';
 
 /**
@@ -39,7 +39,7 @@ describe('oversized request bodies', () => {
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({ PENNON_SERVER_MAX_BODY_BYTES: String(LIMIT) });
+    server = await startServer({ PENNON_SERVER_MAX_BODY_BYTES: String(LIMIT) });
     server.service.app.server.on('connection', (socket: Socket) => sockets.push(socket));
     expectStatus(await server.api.post('/api/v1/flags', { key: 'big', name: 'Big' }), 200);
   });

@@ -6,7 +6,7 @@ import { evaluateVariant } from '../../../internal/evaluation';
 import type { GitEnvironment, GitRepository } from '../../../internal/git';
 import { everyoneGets, testLicence } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
-import { startTestServer, type TestServer } from '../../support/server';
+import { startServer, type TestServer } from '../../support/server';
 import { upload } from '../../support/upload';
 import { buildDelivery, SCM_OF, TEST_WEBHOOK_SECRET, type BuiltDelivery, type DeliveryKind } from '../../support/webhook-deliveries';
 
@@ -111,7 +111,7 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
   beforeAll(async () => {
     remote = await startGitRemote();
     remote.commit(files('blue'));
-    server = await startTestServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
+    server = await startServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
     prod = server.service.environments!.get('prod')!;
     repository = server.service.environments!.repositories.get('flags')!;
   });
@@ -294,7 +294,7 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
     const forged = licence().replace(/^./, (c) => (c === 'e' ? 'f' : 'e'));
     const expired = licence(['webhook'], '2020-01-01T00:00:00Z');
     for (const extra of [{}, { PENNON_LICENSE_KEY: licence([]) }, { PENNON_LICENSE_KEY: expired }, { PENNON_LICENSE_KEY: forged }] as Record<string, string>[]) {
-      const server = await startTestServer(gitEnv(remote.url, extra));
+      const server = await startServer(gitEnv(remote.url, extra));
       servers.push(server);
       expect(colourOf(server.service.environments!.get('prod')!)).toBe('blue'); // environments still served from Git
       const res = await deliver(server, 'prod', buildDelivery('github'));
@@ -303,7 +303,7 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
   });
 
   it('answers 503 once the server is draining', async () => {
-    const server = await startTestServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
+    const server = await startServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
     servers.push(server);
     const delivery = buildDelivery('github');
     const stopping = server.service.stop(); // health turns draining at once
@@ -314,7 +314,7 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
   });
 
   it('needs no API token when authentication is required, and its metrics follow metrics.namespace', async () => {
-    const server = await startTestServer(
+    const server = await startServer(
       gitEnv(remote.url, {
         PENNON_LICENSE_KEY: licence(),
         PENNON_AUTHENTICATION_REQUIRED: 'true',
@@ -333,7 +333,7 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pennon-licence-'));
     const file = join(dir, 'licence.txt');
     writeFileSync(file, `${licence()}\n`);
-    const server = await startTestServer(gitEnv(remote.url, { PENNON_LICENSE_FILE: file }));
+    const server = await startServer(gitEnv(remote.url, { PENNON_LICENSE_FILE: file }));
     servers.push(server);
     const res = await deliver(server, 'prod', buildDelivery('github', { event: 'ping' }));
     expect(res.status).toBe(200);
