@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startServer, type ApiClient, type TestServer } from '../../support/server';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
 import { TIMESTAMP, UUID, createSegment, expectError, newNamespace, sortedKeys, uniq } from './segments-rules.helpers';
 
 const CONSTRAINT_FIELDS = ['createdAt', 'description', 'id', 'namespaceKey', 'operator', 'property', 'segmentKey', 'type', 'updatedAt', 'value'].sort();
@@ -38,15 +38,8 @@ const TYPES: Record<string, { word: string; property: string; values: Record<str
 };
 
 describe('constraints API', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  beforeAll(async () => {
-    server = await startServer();
-    api = server.api;
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useServer();
+  const api = server.api;
 
   /** A fresh segment in a fresh namespace; returns its constraints URL and helpers. */
   async function segment() {

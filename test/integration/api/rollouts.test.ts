@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startServer, type ApiClient, type TestServer } from '../../support/server';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
 import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
 
 const ROLLOUT_BASE = ['createdAt', 'description', 'flagKey', 'id', 'namespaceKey', 'rank', 'type', 'updatedAt'];
@@ -7,15 +7,8 @@ const THRESHOLD_FIELDS = [...ROLLOUT_BASE, 'threshold'].sort();
 const SEGMENT_FIELDS = [...ROLLOUT_BASE, 'segment'].sort();
 
 describe('rollouts API (Family B only)', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  beforeAll(async () => {
-    server = await startServer();
-    api = server.api;
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useServer();
+  const api = server.api;
 
   /** A namespace with a boolean flag and three segments. */
   async function setup() {

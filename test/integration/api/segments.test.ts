@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startServer, type ApiClient, type TestServer } from '../../support/server';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
 import { TIMESTAMP, createFlag, createSegment, decodeToken, expectError, newNamespace, sortedKeys, uniq } from './segments-rules.helpers';
 
 const SEGMENT_FIELDS = ['constraints', 'createdAt', 'description', 'key', 'matchType', 'name', 'namespaceKey', 'updatedAt'].sort();
 
 describe('segments API', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  beforeAll(async () => {
-    server = await startServer();
-    api = server.api;
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useServer();
+  const api = server.api;
 
   describe('Family B (/api/v1/namespaces/{ns}/segments)', () => {
     it('creates a segment with every field and returns the Segment shape', async () => {

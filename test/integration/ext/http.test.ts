@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { HttpApi, HttpStore } from '../../../internal/client';
 import {
   ExtError,
@@ -12,22 +12,16 @@ import {
   planImport,
   type Document,
 } from '../../../internal/ext';
-import { startServer, type TestServer } from '../../support/server';
+import { useServer } from '../../support/server';
 import { fixture, freshStore, seedMissingSegments, type Fresh } from './helpers';
 
 /** `pennon flag import/export --address`: the HTTP adapter against a real server. */
 
 describe('importing and exporting over HTTP', () => {
-  let server: TestServer;
+  const server = useServer();
   const local: Fresh[] = [];
   const adapter = () => new HttpStore(new HttpApi({ address: server.url }));
 
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
   afterEach(async () => {
     for (const fresh of local.splice(0)) await fresh.close();
     // Start every test from an empty default namespace.

@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../support/cli';
 import { parseResponse, rawRequest, type RawResponse } from '../../support/raw-http';
 import { fillTemplate, routeTemplates } from '../../support/route-templates';
-import { expectStatus, startServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, useServer } from '../../support/server';
 
 /**
  * HEAD answers exactly what GET would — status and headers (Content-Length, Content-Encoding,
@@ -29,11 +29,10 @@ async function headAndGet(url: string, path: string, headers: Record<string, str
 }
 
 describe('HEAD on every GET route', () => {
-  let server: TestServer;
+  const server = useServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    server = await startServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
     const api = server.api;
     // Enough flags for a list above the 1 KiB gzip threshold.
     for (let i = 0; i < 30; i++) expectStatus(await api.post('/api/v1/flags', { key: `head-${i}`, name: `Flag number ${i} for HEAD` }), 200);
@@ -44,9 +43,6 @@ describe('HEAD on every GET route', () => {
     expectStatus(await api.post('/api/v1/flags', { key: 'head-bool', name: 'Boolean', type: 'BOOLEAN_FLAG_TYPE' }), 200);
     ids.rollouts = expectStatus(await api.post('/api/v1/namespaces/default/flags/head-bool/rollouts', { rank: 1, threshold: { percentage: 50, value: true } }), 200).id;
     ids.tokens = expectStatus(await api.post('/auth/v1/method/token', { name: 'head' }), 200).authentication.id;
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   /** A seeded value for a path parameter, by the collection the parameter is in. */

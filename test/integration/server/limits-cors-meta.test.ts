@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startServer, type TestServer } from '../../support/server';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, startServer, useServer, type TestServer } from '../../support/server';
 
 /** Request limits, CORS and /meta/config over a real server. */
 
@@ -23,13 +23,7 @@ function raw(url: string, bytes: string): Promise<string> {
 }
 
 describe('request limits', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'secret-bootstrap' });
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'secret-bootstrap' });
 
   const big = JSON.stringify({ key: 'big', name: 'x'.repeat(6 * 1024 * 1024) });
 

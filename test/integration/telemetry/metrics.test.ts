@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { backend, POSTGRES_URL, unless } from '../../support/backends';
-import { expectStatus, startServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, useServer, type TestServer } from '../../support/server';
 
 /** Scrape, evaluate, scrape again: the counters moved, with Flipt's labels, under the configured prefix. */
 
@@ -28,13 +28,9 @@ async function seed(server: TestServer): Promise<void> {
 }
 
 describe('/metrics', () => {
-  let server: TestServer;
+  const server = useServer();
   beforeAll(async () => {
-    server = await startServer();
     await seed(server);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   const scrape = async () => {

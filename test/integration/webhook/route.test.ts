@@ -6,7 +6,7 @@ import { evaluateVariant } from '../../../internal/evaluation';
 import type { GitEnvironment, GitRepository } from '../../../internal/git';
 import { everyoneGets, testLicence } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
-import { startServer, type TestServer } from '../../support/server';
+import { startServer, type TestServer, useServer } from '../../support/server';
 import { upload } from '../../support/upload';
 import { buildDelivery, SCM_OF, TEST_WEBHOOK_SECRET, type BuiltDelivery, type DeliveryKind } from '../../support/webhook-deliveries';
 
@@ -103,7 +103,6 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
 
 describe('POST /api/v2/webhooks/{environment} with a licence', () => {
   let remote: GitRemote;
-  let server: TestServer;
   let prod: GitEnvironment;
   let repository: GitRepository;
   let remoteClosed = false;
@@ -111,13 +110,14 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
   beforeAll(async () => {
     remote = await startGitRemote();
     remote.commit(files('blue'));
-    server = await startServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
-    prod = server.service.environments!.get('prod')!;
-    repository = server.service.environments!.repositories.get('flags')!;
   });
   afterAll(async () => {
-    await server?.stop();
     if (!remoteClosed) await remote?.close();
+  });
+  const server = useServer(() => gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
+  beforeAll(() => {
+    prod = server.service.environments!.get('prod')!;
+    repository = server.service.environments!.repositories.get('flags')!;
   });
 
   it('starts with the first commit (fetched at start)', () => {
