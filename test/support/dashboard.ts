@@ -12,9 +12,6 @@ import { expectStatus, startServer, type ApiClient, type TestServer } from './se
  *   afterAll(() => stopDashboard(browser, server));
  */
 
-/** A key of its own per attempt: a retried test runs against the same server. */
-export const unique = (key: string) => `${key}-${Date.now().toString(36)}`;
-
 /** A server's configuration variables requiring a client token, `bootstrap` being the bootstrap token. */
 export function tokenAuth(bootstrap: string): Record<string, string> {
   return {

@@ -3,7 +3,8 @@ import type { Browser } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
 import { stopDashboard } from '../../support/dashboard';
 import { expectStatus, startServer, type TestServer } from '../../support/server';
-import { focused, newSplitRule, orderSaved, startRulesSuite, type rulesKit, shownRules, unique } from './rules-support';
+import { focused, newSplitRule, orderSaved, startRulesSuite, type rulesKit, shownRules } from '../../support/dashboard-rules';
+import { unique } from '../../support/resources';
 
 /**
  * Rules (variant flags) on the flag page, in Chromium, against a real server: what the page

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
-import { createNamespace, createSegment, optionValues, rowKeys, sidewaysOverflow, startDashboard, stopDashboard, unique } from '../../support/dashboard';
+import { createNamespace, createSegment, optionValues, rowKeys, sidewaysOverflow, startDashboard, stopDashboard } from '../../support/dashboard';
+import { unique } from '../../support/resources';
 import { expectStatus, startServer, type TestServer } from '../../support/server';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectStatus, useServer } from '../../support/server';
-import { TIMESTAMP, UUID, createSegment, expectError, newNamespace, sortedKeys, uniq } from './segments-rules.helpers';
+import { TIMESTAMP, UUID, createSegment, expectError, newNamespace, sortedKeys, unique } from '../../support/resources';
 
 const CONSTRAINT_FIELDS = ['createdAt', 'description', 'id', 'namespaceKey', 'operator', 'property', 'segmentKey', 'type', 'updatedAt', 'value'].sort();
 const ALL_OPERATORS = [
@@ -305,7 +305,7 @@ describe('constraints API', () => {
     expectStatus(await api.delete(`/api/v1/segments/${key}/constraints/${c.id}?namespaceKey=${ns}`), 200);
     expect(expectStatus(await api.get(`${p}/segments/${key}`), 200).constraints).toEqual([]);
     // Default namespace when no namespaceKey is given.
-    const dk = uniq('segA');
+    const dk = unique('segA');
     expectStatus(await api.post('/api/v1/segments', { key: dk, name: dk }), 200);
     const dc = expectStatus(await api.post(`/api/v1/segments/${dk}/constraints`, { type: 1, property: 'p', operator: 'prefix', value: 'x' }), 200);
     expect(dc).toMatchObject({ namespaceKey: 'default', segmentKey: dk, type: 'STRING_COMPARISON_TYPE' });

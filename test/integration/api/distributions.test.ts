@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectStatus, useServer } from '../../support/server';
-import { TIMESTAMP, UUID, createFlag, createSegment, createVariant, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
+import { TIMESTAMP, UUID, createFlag, createSegment, createVariant, expectError, newNamespace, sortedKeys } from '../../support/resources';
 
 const DISTRIBUTION_FIELDS = ['createdAt', 'id', 'ruleId', 'rollout', 'updatedAt', 'variantId'].sort();
 

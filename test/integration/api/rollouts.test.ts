@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectStatus, useServer } from '../../support/server';
-import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
+import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from '../../support/resources';
 
 const ROLLOUT_BASE = ['createdAt', 'description', 'flagKey', 'id', 'namespaceKey', 'rank', 'type', 'updatedAt'];
 const THRESHOLD_FIELDS = [...ROLLOUT_BASE, 'threshold'].sort();

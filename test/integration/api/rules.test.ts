@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectStatus, useServer } from '../../support/server';
-import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
+import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from '../../support/resources';
 
 const RULE_FIELDS = ['createdAt', 'distributions', 'flagKey', 'id', 'namespaceKey', 'rank', 'segmentKey', 'segmentKeys', 'segmentOperator', 'updatedAt'].sort();
 

@@ -4,6 +4,7 @@ import type { Clock } from '../../../internal/core';
 import { ManualClock } from '../../support/clock';
 import { expectStatus, startServer, type TestServer } from '../../support/server';
 import { PrivateRedis } from '../../support/redis-server';
+import { until } from '../../support/wait';
 
 /**
  * Two instances on one database: how fast a write through one reaches evaluations on the
@@ -32,15 +33,6 @@ async function propagation(writer: TestServer, reader: TestServer, ns: string, t
     await new Promise((r) => setTimeout(r, 2));
   }
   return performance.now() - start;
-}
-
-/** Waits (bounded) until `check` holds. */
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  const deadline = performance.now() + BOUND_MS;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

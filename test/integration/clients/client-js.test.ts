@@ -1,8 +1,8 @@
 import type { NodeFliptClient } from '@flipt-io/flipt-client-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, useServer } from '../../support/server';
-import { findEntity, seedClientFixture, thresholdValue, variantBucket, type Seeded } from './seed';
-import { initClient, startTap, type Tap } from './harness';
+import { findEntity, seedClientFixture, thresholdValue, variantBucket, type Seeded } from '../../support/client-fixture';
+import { initClient, startTap, type Tap } from '../../support/clients';
 
 /**
  * `@flipt-io/flipt-client-js` 0.5.1: it downloads the namespace snapshot

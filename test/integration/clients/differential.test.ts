@@ -1,8 +1,8 @@
 import type { NodeFliptClient } from '@flipt-io/flipt-client-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, useServer } from '../../support/server';
-import { initClient } from './harness';
-import { Seeder, thresholdValue, variantBucket } from './seed';
+import { initClient } from '../../support/clients';
+import { Seeder, thresholdValue, variantBucket } from '../../support/client-fixture';
 
 /**
  * Differential test: the server's bucketing against Flipt's own evaluator, the WASM engine

@@ -1,8 +1,8 @@
 import { FliptClient, type BatchEvaluationResponse, type Flag } from '@flipt-io/flipt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from '../../support/server';
-import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from './seed';
-import { startTap, type Tap } from './harness';
+import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from '../../support/client-fixture';
+import { startTap, type Tap } from '../../support/clients';
 
 /**
  * `@flipt-io/flipt` 1.5.0 (the REST server SDK) against a live server. The

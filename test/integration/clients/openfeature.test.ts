@@ -4,7 +4,7 @@ import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { ErrorCode, OpenFeature, StandardResolutionReasons, type Client } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from '../../support/server';
-import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from './seed';
+import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from '../../support/client-fixture';
 
 /**
  * OpenFeature server SDK 1.23.0 with the Flipt provider 0.1.0 (it wraps @flipt-io/flipt and

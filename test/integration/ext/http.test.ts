@@ -13,13 +13,14 @@ import {
   type Document,
 } from '../../../internal/ext';
 import { useServer } from '../../support/server';
-import { fixture, freshStore, seedMissingSegments, type Fresh } from './helpers';
+import { fixture, seedMissingSegments } from '../../support/documents-in-store';
+import { openTestStore, type TestStore } from '../../support/store';
 
 /** `pennon flag import/export --address`: the HTTP adapter against a real server. */
 
 describe('importing and exporting over HTTP', () => {
   const server = useServer();
-  const local: Fresh[] = [];
+  const local: TestStore[] = [];
   const adapter = () => new HttpStore(new HttpApi({ address: server.url }));
 
   afterEach(async () => {
@@ -30,7 +31,7 @@ describe('importing and exporting over HTTP', () => {
 
   /** The same import and export done in-process, for comparison. */
   async function inProcess(text: string, encoding: 'yaml' | 'json', namespaces: string[]): Promise<Document[]> {
-    const fresh = await freshStore();
+    const fresh = await openTestStore();
     local.push(fresh);
     await seedMissingSegments(fresh.store, { default: ['staff'] });
     await importText(fresh.store, text, { encoding });

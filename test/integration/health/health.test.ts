@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../support/cli';
 import { holdRequest } from '../../support/held-request';
 import { startServer, type TestServer } from '../../support/server';
-import { HealthClient } from './grpc-client';
+import { HealthClient } from '../../support/grpc-health-client';
 
 /**
  * Health over HTTP and over the gRPC health protocol (a real @grpc/grpc-js client), in every

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backends, POSTGRES_URL, postgresAdmin, unless } from '../../support/backends';
 import { freePort } from '../../support/cli';
 import { expectStatus, startServer, type TestServer } from '../../support/server';
-import { HealthClient } from './grpc-client';
+import { HealthClient } from '../../support/grpc-health-client';
 
 /**
  * Health when the store is down, on a PostgreSQL database of its own that the test cuts

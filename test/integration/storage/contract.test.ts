@@ -10,7 +10,7 @@ import {
   segmentInput,
   useStore,
   variantInput,
-} from './harness';
+} from '../../support/store';
 
 /**
  * The storage contract, part 1: namespaces, flags, variants, segments and constraints, tested

@@ -9,6 +9,7 @@ import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { startServer, type TestServer, useServer } from '../../support/server';
 import { upload } from '../../support/upload';
 import { buildDelivery, SCM_OF, TEST_WEBHOOK_SECRET, type BuiltDelivery, type DeliveryKind } from '../../support/webhook-deliveries';
+import { until } from '../../support/wait';
 
 /**
  * POST /api/v2/webhooks/{environment} end to end: a real Git remote on loopback, a real server
@@ -89,14 +90,6 @@ async function untilEvaluated(server: TestServer, environment: string, expected:
   let last = '';
   while ((last = await evaluatedColour(server, environment)) !== expected) {
     if (Date.now() > deadline) throw new Error(`environment ${environment} still answers ${last}, not ${expected}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -257,7 +250,7 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
     } finally {
       release();
     }
-    await until(() => prod.snapshot.commit === last, 15_000);
+    await until(() => prod.snapshot.commit === last, 'the environment is at the last commit', 15_000);
     await repository.idle(); // the queued fetch, too, has run
     expect(repository.fetchRuns - runs).toBe(2);
     expect(colourOf(prod)).toBe('purple');
