@@ -82,7 +82,7 @@ function check(c: EvaluationCase, res: ApiResponse): void {
     }
     return;
   }
-  checkAnswer(res.body, c.answer ?? {}, c.source);
+  checkAnswer(res.body, c.answer ?? {}, c.source, c.request);
 }
 
 describe('evaluation vectors through the HTTP API: per-case setups', () => {
