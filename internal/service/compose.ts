@@ -124,7 +124,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   if (tracing) hooks.add('tracing', () => tracing.shutdown()); // last: the last requests' spans are exported too
   const database = withHooks(openStore(config.db, clock, tracing), hooks);
   const { connection, store } = database;
-  const health = new HealthState(null, 'starting');
+  const health = new HealthState();
 
   const metrics = config.metrics.enabled ? new Metrics(config.metrics.namespace) : null;
   if (metrics) {
