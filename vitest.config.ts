@@ -16,7 +16,7 @@ function sqlAsText(): Plugin {
 /**
  * Projects. `sqlite` is the whole suite (the storage suites inside it run every configured back
  * end themselves: test/support/backends.ts). The suites that drive a real server — API, auth,
- * evaluation — run once more per external back end, through startTestServer, which reads
+ * evaluation — run once more per external back end, through startServer, which reads
  * PENNON_TEST_BACKEND / PENNON_TEST_CACHE. A back end whose variable is unset is left out with
  * a notice, never silently. One project: `npx vitest run --project postgres`.
  */

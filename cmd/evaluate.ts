@@ -34,21 +34,20 @@ function contextOf(pairs: string[]): Context {
  * created for a read), or from a server's API. `where` names what was read, for "not found".
  */
 async function load(options: EvaluateOptions, flagKey: string, globals: GlobalOptions): Promise<{ data: NamespaceData | null; where: string; api?: HttpApi }> {
-  const { systemClock } = await import('../internal/core');
   if (options.address) {
     const { HttpApi, fetchFlagData } = await import('../internal/client');
     const api = new HttpApi({ address: options.address, token: options.token });
     return { data: await fetchFlagData(api, options.namespace, flagKey), where: options.address, api };
   }
   const { config } = await configFrom(globals);
-  const { openExistingStore } = await import('../internal/service/database');
-  const { connection, store } = await openExistingStore(config.db, systemClock());
+  const { compose } = await import('../internal/service/compose');
+  const { connection, store, close } = await compose(config, { only: 'database', database: 'existing' });
   try {
     // Only this flag (and the segments it uses): a namespace of 10,000 flags reads as fast as one of ten.
     const data = (await store.loadFlags(options.namespace, [flagKey], [])) ?? (await store.loadNamespace(options.namespace));
     return { data, where: connection.describe };
   } finally {
-    await connection.close();
+    await close();
   }
 }
 

@@ -48,9 +48,9 @@ async function target(
     return { store: new HttpStore(new HttpApi({ address: options.address, token: options.token })), where: options.address, close: async () => undefined, remote: true };
   }
   const { config } = await configFrom(globals);
-  const [{ systemClock }, { openPreparedStore, openExistingStore }] = await Promise.all([import('../internal/core/clock'), import('../internal/service/database')]);
-  const { connection, store } = await (mode === 'import' ? openPreparedStore : openExistingStore)(config.db, systemClock());
-  return { store, where: connection.describe, close: () => connection.close(), remote: false };
+  const { compose } = await import('../internal/service/compose');
+  const { store, connection, close } = await compose(config, { only: 'database', database: mode === 'import' ? 'prepared' : 'existing' });
+  return { store, where: connection.describe, close, remote: false };
 }
 
 /** "namespace "x" not found" → "… not found in sqlite /path/pennon.db": which database was read. */

@@ -9,19 +9,15 @@ export function migrateCommand(program: Command): void {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
         const { config } = await configFrom(globals);
-        const [{ systemClock }, { openStore }, { migrate }] = await Promise.all([
-          import('../internal/core'),
-          import('../internal/service'),
-          import('../internal/storage'),
-        ]);
-        const { connection } = openStore(config.db, systemClock());
+        const [{ compose }, { migrate }] = await Promise.all([import('../internal/service/compose'), import('../internal/storage')]);
+        const { connection, close } = await compose(config, { only: 'database', database: 'as-is' });
         try {
           const applied = await migrate(connection);
           process.stderr.write(
             applied.length > 0 ? `applied ${applied.length} migration(s): ${applied.join(', ')}\n` : 'the database is up to date\n',
           );
         } finally {
-          await connection.close();
+          await close();
         }
       } catch (err) {
         fail(err, globals);

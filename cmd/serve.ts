@@ -11,7 +11,7 @@ export function serveCommand(program: Command): void {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
         const { config, warnings } = await configFrom(globals);
-        const [{ startService }, { createLogger }] = await Promise.all([import('../internal/service'), import('../internal/telemetry')]);
+        const [{ compose, startService }, { createLogger }] = await Promise.all([import('../internal/service'), import('../internal/telemetry')]);
         const logger = createLogger(config.log);
         for (const warning of warnings) logger.warn(warning);
 
@@ -45,7 +45,7 @@ export function serveCommand(program: Command): void {
         process.on('SIGTERM', onSignal);
 
         try {
-          service = await startService(config, logger, undefined, { signal: starting.signal });
+          service = await startService(await compose(config, { logger }), { signal: starting.signal });
         } catch (err) {
           // Asked to stop while waiting for the database: nothing was served, a clean exit.
           if (err instanceof Error && err.name === 'StartCancelled') process.exit(0);

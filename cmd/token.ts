@@ -40,17 +40,12 @@ function duration(value: string): number {
  */
 async function inProcess<T>(globals: GlobalOptions, mode: 'create' | 'existing', fn: (auth: AuthService, where: string) => Promise<T>): Promise<T> {
   const { config } = await configFrom(globals);
-  const [{ systemClock }, { openPreparedStore, openExistingStore }, { AuthService }] = await Promise.all([
-    import('../internal/core/clock'),
-    import('../internal/service/database'),
-    import('../internal/auth'),
-  ]);
-  const clock = systemClock();
-  const { connection, store } = await (mode === 'create' ? openPreparedStore : openExistingStore)(config.db, clock);
+  const { compose } = await import('../internal/service/compose');
+  const { auth, connection, close } = await compose(config, { only: 'tokens', database: mode === 'create' ? 'prepared' : 'existing' });
   try {
-    return await fn(new AuthService(store, clock), connection.describe);
+    return await fn(auth, connection.describe);
   } finally {
-    await connection.close();
+    await close();
   }
 }
 

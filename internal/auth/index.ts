@@ -1,3 +1,3 @@
 export { AuthService, startCleanup, type CreateTokenRequest, type CreatedToken } from './service';
-export { Authenticator } from './authenticator';
+export { Authenticator, type SharedAuthCache } from './authenticator';
 export { generateToken, hashToken, TOKEN_METADATA } from './tokens';

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { EnvironmentConfig } from '../config';
 import type { NamespaceData } from '../core';
 import type { CompiledNamespace } from '../evaluation';
 import type { EvaluationSource, PartialNamespaceData } from '../storage';
@@ -18,6 +19,8 @@ export interface EnvironmentOptions {
   name: string;
   directory: string;
   isDefault: boolean;
+  /** Its `scm` settings (provider, webhook secret), when configured. */
+  scm?: EnvironmentConfig['scm'];
   repository: GitRepository;
   logger: Logger;
   /** A commit that could not be turned into a snapshot (the hook for an error counter). */
@@ -28,6 +31,7 @@ export class GitEnvironment implements EvaluationSource {
   readonly name: string;
   readonly directory: string;
   readonly isDefault: boolean;
+  readonly scm: EnvironmentConfig['scm'];
   readonly repository: GitRepository;
   private current: EnvironmentSnapshot = emptySnapshot();
   /** The last commit read (good or not). */
@@ -39,6 +43,7 @@ export class GitEnvironment implements EvaluationSource {
     this.name = options.name;
     this.directory = options.directory;
     this.isDefault = options.isDefault;
+    this.scm = options.scm;
     this.repository = options.repository;
     this.repository.subscribe((commit) => this.update(commit));
   }

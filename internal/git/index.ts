@@ -39,7 +39,7 @@ export class GitEnvironments {
         repository = new GitRepository({ key: env.storage, storage, credential, logger, onFetchError: options.onFetchError });
         this.repositories.set(env.storage, repository);
       }
-      this.environments.set(env.name, new GitEnvironment({ name: env.name, directory: env.directory, isDefault: env.default, repository, logger, onBuildError: options.onBuildError }));
+      this.environments.set(env.name, new GitEnvironment({ name: env.name, directory: env.directory, isDefault: env.default, scm: env.scm, repository, logger, onBuildError: options.onBuildError }));
     }
     this.default = [...this.environments.values()].find((e) => e.isDefault);
   }

@@ -37,6 +37,8 @@ export interface SyncResult {
 export class GitRepository {
   readonly key: string;
   readonly remote: string;
+  /** The branch fetched (a webhook's push must name it). */
+  readonly branch: string;
   private readonly fs: FsClient;
   private readonly gitdir: string;
   private readonly http: HttpClient;
@@ -58,6 +60,7 @@ export class GitRepository {
     const { storage } = options;
     this.key = options.key;
     this.remote = storage.remote;
+    this.branch = storage.branch;
     if (storage.backend.type === 'memory') {
       // memfs: the repository lives in this process only and is fetched again at every start.
       this.fs = createFsFromVolume(new Volume()) as unknown as FsClient;

@@ -4,21 +4,19 @@ import compress from '@fastify/compress';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import type { Clock } from '../core';
 import type { Metrics } from '../telemetry';
 import { markFastifyRoutes } from '../telemetry/routes';
 import type { Tracing } from '../telemetry/tracing';
-import { createManagement } from '../management';
-import { AuthService, Authenticator } from '../auth';
-import type { SnapshotCache } from '../snapshots';
-import { readOnlyWrites, type Store } from '../storage';
-import { singleSource, type FlagSources } from './sources';
+import type { AuthService, Authenticator } from '../auth';
+import type { Store } from '../storage';
+import type { WebhookService } from '../webhook';
+import type { FlagSources } from './sources';
 import { AuthGate, installAuthGate } from './auth-gate';
 import { installJsonBody } from './body';
 import { recordRoutes } from './route-table';
 import { answerHeadLikeGet } from './head';
 import { installCors } from './cors';
-import { HealthState } from './health';
+import type { HealthState } from './health';
 import { installPretty } from './pretty';
 import { errorHandler, handleFrameworkError, installNotFound } from './errors';
 import { fastLane } from './fast-lane';
@@ -36,7 +34,7 @@ import { namespaceRoutes } from './routes/namespaces';
 import { rolloutRoutes } from './routes/rollouts';
 import { ruleRoutes } from './routes/rules';
 import { segmentRoutes } from './routes/segments';
-import { webhookRoutes, type WebhookDeps } from './routes/webhook';
+import { webhookRoutes } from './routes/webhook';
 import { environmentRoutes } from './routes/environments';
 import { importRoutes } from './routes/import';
 import { dashboardRoutes } from './dashboard';
@@ -52,47 +50,37 @@ function requestIdSource(): () => string {
   return () => `${prefix}-${(++n).toString(36)}`;
 }
 
+/** What the HTTP server serves, each built once by the composition root (internal/service/compose.ts). */
 export interface AppDeps {
   config: Config;
-  store: Store;
-  clock: Clock;
   logger: Logger;
-  snapshots: SnapshotCache;
-  /**
-   * Where flags are read per request: Git environments when configured (built by serve);
-   * the database (`snapshots` and the store) when not given.
-   */
-  sources?: FlagSources;
-  /** Tokens; built from the store when not given. */
-  auth?: AuthService;
-  authenticator?: Authenticator;
-  /** Dependency problems for /health; none reported when not given. */
-  health?: HealthState;
+  /** The database: the bulk import route writes through its transaction. */
+  store: Store;
+  /** Where each request reads flags: the database, or the Git environment it names. */
+  sources: FlagSources;
+  authenticator: Pick<Authenticator, 'authenticate'>;
+  auth: AuthService;
+  /** What /health reports (and whether requests are answered at all while starting). */
+  health: HealthState;
   /** Prometheus metrics; without them there is no /metrics (`metrics.enabled: false`). */
-  metrics?: Metrics | null;
-  /** OpenTelemetry traces (`tracing.enabled`); none when not given. */
-  tracing?: Tracing | null;
-  /** Git environments and their webhook route; given only when the licence grants `webhook`. */
-  webhooks?: WebhookDeps | null;
+  metrics: Metrics | null;
+  /** OpenTelemetry traces (`tracing.enabled`). */
+  tracing: Tracing | null;
+  /** The inbound Git webhook; its route is registered only when there is one. */
+  webhook: WebhookService | null;
 }
 
 /**
- * The composition root for HTTP: one Fastify instance with every route family, the one error
- * handler and the JSON body rules. Used by `serve`, the CLI and the tests alike.
+ * The HTTP server over the service's parts: one Fastify instance with every route family, the
+ * one error handler and the JSON body rules. It builds nothing but HTTP.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // An access-log line per request (and the per-request child logger it needs) costs ~25% of
   // throughput: Fastify gets the logger only when access logs are asked for.
   const accessLog = deps.config.log.access || deps.config.log.level === 'debug';
   const requestIds = requestIdSource();
-  const authenticator = deps.authenticator ?? new Authenticator(deps.store, deps.clock);
-  const auth = deps.auth ?? new AuthService(deps.store, deps.clock, (id, hash) => authenticator.revoke(id, hash));
-  const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, authenticator) : null;
-  const health = deps.health ?? new HealthState();
-
-  const sources =
-    deps.sources ??
-    singleSource({ snapshots: deps.snapshots, management: createManagement(deps.store, deps.config.storage.read_only ? readOnlyWrites() : deps.store) });
+  const { sources, health } = deps;
+  const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, deps.authenticator) : null;
   let closing = false;
   const lane = accessLog
     ? null
@@ -134,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, health);
   if (deps.metrics) installMetrics(app, deps.metrics);
   metaRoutes(app, deps.config, sources.gitBacked);
-  authRoutes(app, auth, { tokenMethod: deps.config.authentication.methods.token.enabled });
+  authRoutes(app, deps.auth, { tokenMethod: deps.config.authentication.methods.token.enabled });
   await app.register(async (api) => {
     // gzip for large management responses (lists); evaluation answers are small and skip it.
     await api.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });
@@ -155,8 +143,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientSnapshotRoutes(scope, sources);
   });
   // The inbound Git webhook: its own scope, which reads bodies as raw bytes.
-  const webhooks = deps.webhooks;
-  if (webhooks) await app.register(async (scope) => webhookRoutes(scope, webhooks, health, deps.metrics, deps.logger));
+  const webhook = deps.webhook;
+  if (webhook) await app.register(async (scope) => webhookRoutes(scope, webhook, health));
   // Pennon's bulk import: its own scope, which reads bodies as text up to server.max_import_bytes.
   const importDeps = { store: deps.store, readOnly: deps.config.storage.read_only || sources.gitBacked, maxBytes: deps.config.server.max_import_bytes, logger: deps.logger };
   await app.register(async (scope) => importRoutes(scope, importDeps));

@@ -23,7 +23,7 @@ const SCOPED_ALLOWED = new Set<Surface>(['management', 'evaluation']);
 export class AuthGate {
   constructor(
     private readonly config: AuthenticationConfig,
-    private readonly authenticator: Authenticator,
+    private readonly authenticator: Pick<Authenticator, 'authenticate'>,
   ) {}
 
   /** Whether requests to this surface need a token. */

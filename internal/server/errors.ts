@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { isPennonError, type ErrorKind } from '../core';
+import { isPennonError, type ErrorKind, type PennonError } from '../core';
 import { drainThenClose } from './oversized';
 
 /**
@@ -77,6 +77,15 @@ function sendError(request: FastifyRequest, reply: FastifyReply, status: number,
   if (status === 401) reply.header('www-authenticate', wwwAuthenticate(message));
   if (status === 413) closeAfterOversized(request, reply);
   return reply.status(status).type('application/json').send(errorBody(code, message));
+}
+
+/**
+ * A refusal a route answers itself rather than throws, having logged why already (the webhook):
+ * the same body, status and headers as the error handler gives that error, and no log line.
+ */
+export function refuse(request: FastifyRequest, reply: FastifyReply, error: PennonError) {
+  const { status, code } = BY_KIND[error.kind];
+  return sendError(request, reply, status, code, error.message);
 }
 
 /**

@@ -35,20 +35,16 @@ function reasonOf(err: unknown): string {
 }
 
 export class HealthState {
+  private cache: CacheLink | null = null;
+  /** Starting until the service calls `ready()`. */
+  private phaseNow: HealthPhase = 'starting';
   private database: Problem | null = null;
   private cacheDownSince: number | null = null;
   private holdsSnapshot: () => boolean = () => false;
   private readonly listeners = new Set<(status: ServingStatus) => void>();
   private last: ServingStatus;
 
-  /**
-   * `phase` defaults to serving so that an app built without the service (tests, tools) is
-   * healthy; the service starts in `starting` and calls `ready()`.
-   */
-  constructor(
-    private cache: CacheLink | null = null,
-    private phaseNow: HealthPhase = 'serving',
-  ) {
+  constructor() {
     this.last = this.status();
   }
 

@@ -1,2 +1,3 @@
 export { buildApp, type AppDeps } from './app';
 export { HealthState } from './health';
+export { environmentSources, singleSource, type FlagSource, type FlagSources } from './sources';

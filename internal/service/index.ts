@@ -1,2 +1,3 @@
-export { startService, type RunningService } from './serve';
-export { openStore, openPreparedStore, openExistingStore, databaseUrl, type OpenedStore } from './database';
+export { compose, type DatabaseMode, type DatabaseServices, type Services, type StartStep, type TokenServices } from './compose';
+export { startService, StartCancelled, type RunningService, type StartOptions } from './serve';
+export { databaseUrl } from './database';

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from './flag-helpers';
+import { tempDir } from '../support/cli';
 
 /**
  * The single-executable step as `npm run build` runs it (on the bundle the global setup built),

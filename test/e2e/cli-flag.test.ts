@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { freePort, pennon, serve } from '../support/cli';
+import { freePort, pennon, serve, tempDir } from '../support/cli';
 import { ApiClient, expectStatus } from '../support/server';
-import { DATASET, IMPORT_DOCUMENTS, eventually, expectDocumentsInApi, parseFixture, resetViaApi, tempDir, undefinedSegments } from './flag-helpers';
+import { DATASET, IMPORT_DOCUMENTS, expectDocumentsInApi, parseFixture, resetViaApi, undefinedSegments } from '../support/documents-in-api';
+import { eventually } from '../support/wait';
 
 /**
  * `pennon flag import` / `export`, run as a user runs them, against one running server: YAML

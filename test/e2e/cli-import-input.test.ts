@@ -1,8 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pennon } from '../support/cli';
-import { tempDir } from './flag-helpers';
+import { pennon, tempDir } from '../support/cli';
 
 /**
  * `pennon flag import` on what people actually feed it (the built CLI, in-process): misspelt

@@ -4,9 +4,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, pennon, serve } from '../support/cli';
+import { freePort, pennon, serve, tempDir } from '../support/cli';
 import { ApiClient, expectStatus } from '../support/server';
-import { tempDir } from './flag-helpers';
 
 /**
  * `pennon flag import --address` against `pennon serve` (both the built executable): the stream

@@ -2,8 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, pennon } from '../support/cli';
-import { tempDir } from './flag-helpers';
+import { freePort, pennon, tempDir } from '../support/cli';
 
 /** `pennon config validate`, `version`, and the failures of `migrate` and `serve` (the built CLI). */
 

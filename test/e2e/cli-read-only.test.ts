@@ -2,8 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pennon } from '../support/cli';
-import { tempDir } from './flag-helpers';
+import { pennon, tempDir } from '../support/cli';
 
 /**
  * Commands that only read (evaluate, flag export, token list and delete) work on the database

@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, pennon } from '../support/cli';
-import { tempDir } from './flag-helpers';
+import { freePort, pennon, tempDir } from '../support/cli';
 
 /**
  * What the CLI says about how it is used (the built executable): help that lists every option

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backend, backends, POSTGRES_URL, postgresAdmin, REDIS_URL, unless, type CreatedDatabase } from '../support/backends';
 import { freePort, serve } from '../support/cli';
 import { ApiClient, expectStatus } from '../support/server';
+import { until } from '../support/wait';
 
 /**
  * Three `pennon serve` processes (the real executable) on one PostgreSQL database, started
@@ -50,15 +51,6 @@ async function enabledOn(api: ApiClient, ns: string): Promise<boolean> {
  * mean it is not working (the 60 s poll where pub/sub is tested): a loaded machine is slow, not wrong.
  */
 const BOUND_MS = 10_000;
-
-/** Waits (bounded) until `check` holds. */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = performance.now() + BOUND_MS;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** Flips the flag through `writer`; how long until every reader evaluates the new state (ms). */
 async function propagation(writer: ApiClient, readers: ApiClient[], ns: string, to: boolean): Promise<number> {

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, freePort, serve } from '../support/cli';
 import { holdRequest } from '../support/held-request';
-import { HealthClient } from '../integration/health/grpc-client';
+import { HealthClient } from '../support/grpc-health-client';
 
 /**
  * Graceful shutdown of the built executable, watched from outside: the gRPC health service

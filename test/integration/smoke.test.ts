@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../support/server';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../support/server';
 
 describe('server smoke', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useServer();
 
   it('answers /health and creates a flag', async () => {
     expect(expectStatus(await server.api.get('/health'), 200)).toEqual({ status: 'SERVING' });

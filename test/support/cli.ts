@@ -1,5 +1,7 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { resolve } from 'node:path';
 
 /** The single executable (dist/pennon, built by the global setup), run as a user runs it. */
 export const CLI = resolve(__dirname, '../../dist/pennon');
@@ -50,4 +52,9 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolvePort(port));
     });
   });
+}
+
+/** A new temporary directory (for a command's files). */
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
 }

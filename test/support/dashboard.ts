@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchBrowser } from './browser';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from './server';
+import { expectStatus, startServer, type ApiClient, type TestServer } from './server';
 
 /**
  * What the dashboard's browser tests share besides the browser itself (browser.ts): starting
@@ -11,9 +11,6 @@ import { expectStatus, startTestServer, type ApiClient, type TestServer } from '
  *   beforeAll(async () => ({ server, browser } = await startDashboard()));
  *   afterAll(() => stopDashboard(browser, server));
  */
-
-/** A key of its own per attempt: a retried test runs against the same server. */
-export const unique = (key: string) => `${key}-${Date.now().toString(36)}`;
 
 /** A server's configuration variables requiring a client token, `bootstrap` being the bootstrap token. */
 export function tokenAuth(bootstrap: string): Record<string, string> {
@@ -32,7 +29,7 @@ export async function startDashboard<K extends string = 'server'>(
   servers: Record<K, Record<string, string>> = { server: {} } as Record<K, Record<string, string>>,
 ): Promise<{ browser: Browser } & Record<K, TestServer>> {
   const names = Object.keys(servers) as K[];
-  const [browser, ...started] = await Promise.allSettled([launchBrowser(), ...names.map((name) => startTestServer(servers[name]))]);
+  const [browser, ...started] = await Promise.allSettled([launchBrowser(), ...names.map((name) => startServer(servers[name]))]);
   const failed = [browser, ...started].find((r) => r.status === 'rejected');
   if (failed) {
     await stopDashboard(

@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config } from '../../internal/config';
 import type { Clock } from '../../internal/core';
-import { startService, type RunningService } from '../../internal/service';
+import { compose, startService, type RunningService } from '../../internal/service';
 import { silentLogger } from '../../internal/telemetry';
 import { REDIS_URL, backend, type BackendName } from './backends';
 
@@ -13,6 +15,7 @@ import { REDIS_URL, backend, type BackendName } from './backends';
  * PENNON_TEST_BACKEND names (sqlite by default; postgres or mysql through backends.ts, dropped
  * on stop). PENNON_TEST_CACHE=redis turns on the Redis cache (PENNON_TEST_REDIS_URL) under a
  * prefix of its own. A caller's PENNON_DB_URL wins: a second server on the first one's database.
+ * Built as `pennon serve` builds it: compose() the parts, startService() serves them.
  */
 export interface TestServer {
   url: string;
@@ -26,6 +29,15 @@ export interface TestServer {
   backend: BackendName;
   api: ApiClient;
   stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** The time the service reads (default: the system clock), e.g. a ManualClock (test/support/clock.ts). */
+  clock?: Clock;
+  /** Where the service logs (default: nowhere). */
+  logger?: Logger;
+  /** Aborting it while the server waits for its database ends the start (it rejects with StartCancelled). */
+  signal?: AbortSignal;
 }
 
 /** The back end the API suites run on: PENNON_TEST_BACKEND (a vitest project sets it). */
@@ -51,8 +63,8 @@ function cacheEnv(dbUrl: string): Record<string, string> {
   };
 }
 
-/** `clock`: the time the service reads (default: the system clock), e.g. a ManualClock (test/support/clock.ts). */
-export async function startTestServer(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestServer> {
+/** Starts a server configured by `env` (PENNON_* variables over the test defaults); the caller stops it. */
+export async function startServer(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-test-'));
   const name = testBackend();
   let dbUrl = env.PENNON_DB_URL;
@@ -77,7 +89,8 @@ export async function startTestServer(env: Record<string, string> = {}, options:
         PENNON_DB_URL: dbUrl,
       },
     });
-    const service = await startService(config, silentLogger(), options.clock);
+    const services = await compose(config, { logger: options.logger ?? silentLogger(), clock: options.clock });
+    const service = await startService(services, { signal: options.signal });
     return {
       url: service.url,
       config,
@@ -97,6 +110,29 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   }
 }
 
+/**
+ * One server for the enclosing file or `describe`: started before its tests (`beforeAll`),
+ * stopped after them (`afterAll`). `env` may be a function, read when the server starts (a
+ * remote started by an earlier hook). The handle reads the running server, so read its fields
+ * inside tests and hooks; `api` alone may be taken at once (it finds the server when it sends).
+ */
+export function useServer(env: Record<string, string> | (() => Record<string, string>) = {}, options: ServerOptions = {}): TestServer {
+  let running: TestServer | undefined;
+  beforeAll(async () => {
+    running = await startServer(typeof env === 'function' ? env() : env, options);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    running = undefined;
+  });
+  const current = (field: PropertyKey): TestServer => {
+    if (!running) throw new Error(`the test server is not running: read server.${String(field)} inside a test or hook`);
+    return running;
+  };
+  const api = new ApiClient(() => current('api').url);
+  return new Proxy({} as TestServer, { get: (_target, field) => (field === 'api' ? api : Reflect.get(current(field), field)) });
+}
+
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
@@ -106,10 +142,18 @@ export interface ApiResponse<T = any> {
 
 /** Plain fetch against the server: what a client sees, nothing mocked. */
 export class ApiClient {
-  constructor(readonly baseUrl: string, private readonly headers: Record<string, string> = {}) {}
+  /** `base`: the server's URL, or how to find it when a request is sent (useServer's handle). */
+  constructor(
+    private readonly base: string | (() => string),
+    private readonly headers: Record<string, string> = {},
+  ) {}
+
+  get baseUrl(): string {
+    return typeof this.base === 'string' ? this.base : this.base();
+  }
 
   withHeaders(headers: Record<string, string>): ApiClient {
-    return new ApiClient(this.baseUrl, { ...this.headers, ...headers });
+    return new ApiClient(this.base, { ...this.headers, ...headers });
   }
 
   async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {

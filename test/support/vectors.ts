@@ -299,9 +299,10 @@ export function constraintsValidForApi(spec: StoreSpec): boolean {
 /**
  * Checks one evaluation result against an answer (fields in the fixtures' README). The result
  * uses the field names of its surface (`value`/`attachment` for legacy responses,
- * `variantKey`/`variantAttachment` for /evaluate/v1).
+ * `variantKey`/`variantAttachment` for /evaluate/v1). `sent` is the request the result answers:
+ * a response that echoes the context must echo exactly the context sent.
  */
-export function checkAnswer(result: Record<string, any>, answer: Record<string, any>, label: string): void {
+export function checkAnswer(result: Record<string, any>, answer: Record<string, any>, label: string, sent?: { context?: Record<string, string> }): void {
   const variant = result.value ?? result.variantKey;
   const attachment = result.attachment ?? result.variantAttachment;
   for (const [field, expected] of Object.entries(answer)) {
@@ -322,7 +323,8 @@ export function checkAnswer(result: Record<string, any>, answer: Record<string, 
         expect(result.segmentKeys, at).toEqual(expect.arrayContaining(expected));
         break;
       case 'echoesContext':
-        expect(result.requestContext, at).toBeDefined();
+        if (!sent) throw new Error(`${at}: the request sent is needed to check its echo`);
+        expect(result.requestContext, at).toEqual(sent.context ?? {});
         break;
       default:
         expect(result[field], at).toEqual(expected);

@@ -3,7 +3,8 @@ import type { Browser, Page } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
 import { createNamespace, sidewaysOverflow, startDashboard, stopDashboard } from '../../support/dashboard';
 import { expectStatus, type TestServer } from '../../support/server';
-import { rulesKit, unique } from './rules-support';
+import { rulesKit } from '../../support/dashboard-rules';
+import { unique } from '../../support/resources';
 
 /**
  * The flag page's Evaluations section (Flipt's Analytics tab) in Chromium against a real server:

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { crc32, thresholdValue } from '../../../internal/evaluation';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
-import { logIn, sidewaysOverflow, startDashboard, stopDashboard, tokenAuth, unique } from '../../support/dashboard';
+import { logIn, sidewaysOverflow, startDashboard, stopDashboard, tokenAuth } from '../../support/dashboard';
+import { unique } from '../../support/resources';
 import { expectStatus, type TestServer } from '../../support/server';
 
 /**

@@ -4,7 +4,8 @@ import { crc32 } from '../../../internal/evaluation';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
 import { stopDashboard } from '../../support/dashboard';
 import { expectStatus, type TestServer } from '../../support/server';
-import { rulesKit, startRulesSuite, unique } from './rules-support';
+import { rulesKit, startRulesSuite } from '../../support/dashboard-rules';
+import { unique } from '../../support/resources';
 
 /**
  * Rules the dashboard's editor would not write but Flipt's API accepts, made through the API:

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
-import { createNamespace, createSegment, startDashboard, stopDashboard, unique } from '../../support/dashboard';
+import { createNamespace, createSegment, startDashboard, stopDashboard } from '../../support/dashboard';
+import { unique } from '../../support/resources';
 import { expectStatus, type TestServer } from '../../support/server';
 
 /**

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot, settled } from '../../support/browser';
-import { createNamespace, optionValues, startDashboard, stopDashboard, unique } from '../../support/dashboard';
+import { createNamespace, optionValues, startDashboard, stopDashboard } from '../../support/dashboard';
+import { unique } from '../../support/resources';
 import { expectStatus, type TestServer } from '../../support/server';
 
 /** Namespaces through the dashboard, in Chromium, against a real server: what the page shows and what the API then holds. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { describeBrowser, launchBrowser, openDashboard, screenshot, settled } from '../../support/browser';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 
 /**
  * The command palette (Ctrl+K), Getting started, and the flag page's way into the console, in
@@ -28,7 +28,7 @@ describeBrowser('dashboard: command palette, getting started', () => {
   let server: TestServer;
   let browser: Browser;
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

@@ -3,7 +3,8 @@ import type { Browser } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
 import { stopDashboard } from '../../support/dashboard';
 import { expectStatus, type TestServer } from '../../support/server';
-import { focused, orderSaved, startRulesSuite, type rulesKit, shownRollouts, unique } from './rules-support';
+import { focused, orderSaved, startRulesSuite, type rulesKit, shownRollouts } from '../../support/dashboard-rules';
+import { unique } from '../../support/resources';
 
 /**
  * Rollouts (boolean flags) on the flag page, in Chromium, against a real server: what the page

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
 import { stopDashboard } from '../../support/dashboard';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
-import { focused, newSplitRule, orderSaved, startRulesSuite, type rulesKit, shownRules, unique } from './rules-support';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
+import { focused, newSplitRule, orderSaved, startRulesSuite, type rulesKit, shownRules } from '../../support/dashboard-rules';
+import { unique } from '../../support/resources';
 
 /**
  * Rules (variant flags) on the flag page, in Chromium, against a real server: what the page
@@ -281,7 +282,7 @@ describeBrowser('dashboard: rules', () => {
       expectStatus(await server.api.post(`${kit.flagUrl(flag)}/rules/${rule.id}/distributions`, { variantId: variants.on, rollout: 100 }), 200);
       ids.push(rule.id);
     }
-    const strict = await startTestServer({ PENNON_DB_URL: server.dbUrl, PENNON_SERVER_MAX_BODY_BYTES: '1024' });
+    const strict = await startServer({ PENNON_DB_URL: server.dbUrl, PENNON_SERVER_MAX_BODY_BYTES: '1024' });
     const { page, problems, close } = await openDashboard(browser, strict.url, `/namespaces/${ns}/flags/${flag}`);
     const shownIds = () => page.locator('section.rules [data-sortable-id]').evaluateAll((items) => items.map((i) => i.getAttribute('data-sortable-id')));
     try {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
-import { createNamespace, createSegment, optionValues, rowKeys, sidewaysOverflow, startDashboard, stopDashboard, unique } from '../../support/dashboard';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { createNamespace, createSegment, optionValues, rowKeys, sidewaysOverflow, startDashboard, stopDashboard } from '../../support/dashboard';
+import { unique } from '../../support/resources';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 
 /**
  * Segments through the dashboard, in Chromium, against a real server: the list (search, sort,
@@ -376,7 +377,7 @@ describeBrowser('dashboard: segments', () => {
   it('shows segments and constraints without any write control on a read-only instance', async () => {
     const key = unique('read-only');
     await createSegment(server.api, 'default', { key, name: 'Read only' }, [{ type: 'BOOLEAN_COMPARISON_TYPE', property: 'beta', operator: 'true' }]);
-    const readOnly = await startTestServer({ PENNON_DB_URL: server.dbUrl, PENNON_STORAGE_READ_ONLY: 'true' });
+    const readOnly = await startServer({ PENNON_DB_URL: server.dbUrl, PENNON_STORAGE_READ_ONLY: 'true' });
     const { page, problems, close } = await openDashboard(browser, readOnly.url, '/namespaces/default/segments');
     try {
       await page.getByTestId('read-only-banner').waitFor();

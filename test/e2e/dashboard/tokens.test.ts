@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot, settled } from '../../support/browser';
-import { logIn, startDashboard, stopDashboard, tokenAuth, unique } from '../../support/dashboard';
+import { logIn, startDashboard, stopDashboard, tokenAuth } from '../../support/dashboard';
+import { unique } from '../../support/resources';
 import { expectStatus, type TestServer } from '../../support/server';
 
 /**

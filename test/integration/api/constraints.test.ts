@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
-import { TIMESTAMP, UUID, createSegment, expectError, newNamespace, sortedKeys, uniq } from './segments-rules.helpers';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
+import { TIMESTAMP, UUID, createSegment, expectError, newNamespace, sortedKeys, unique } from '../../support/resources';
 
 const CONSTRAINT_FIELDS = ['createdAt', 'description', 'id', 'namespaceKey', 'operator', 'property', 'segmentKey', 'type', 'updatedAt', 'value'].sort();
 const ALL_OPERATORS = [
@@ -38,15 +38,8 @@ const TYPES: Record<string, { word: string; property: string; values: Record<str
 };
 
 describe('constraints API', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  beforeAll(async () => {
-    server = await startTestServer();
-    api = server.api;
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useServer();
+  const api = server.api;
 
   /** A fresh segment in a fresh namespace; returns its constraints URL and helpers. */
   async function segment() {
@@ -312,7 +305,7 @@ describe('constraints API', () => {
     expectStatus(await api.delete(`/api/v1/segments/${key}/constraints/${c.id}?namespaceKey=${ns}`), 200);
     expect(expectStatus(await api.get(`${p}/segments/${key}`), 200).constraints).toEqual([]);
     // Default namespace when no namespaceKey is given.
-    const dk = uniq('segA');
+    const dk = unique('segA');
     expectStatus(await api.post('/api/v1/segments', { key: dk, name: dk }), 200);
     const dc = expectStatus(await api.post(`/api/v1/segments/${dk}/constraints`, { type: 1, property: 'p', operator: 'prefix', value: 'x' }), 200);
     expect(dc).toMatchObject({ namespaceKey: 'default', segmentKey: dk, type: 'STRING_COMPARISON_TYPE' });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../../internal/core/json-depth';
 import { fillTemplate, routeTemplates } from '../../support/route-templates';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, useServer, type TestServer } from '../../support/server';
 
 /**
  * JSON nested deeper than MAX_JSON_DEPTH (64) is refused with a 400 naming the limit before it
@@ -23,13 +23,7 @@ async function send(server: TestServer, method: string, path: string, body: stri
 }
 
 describe('deeply nested JSON', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useServer();
 
   it('every route that reads a body (collected from the app) refuses one level past the limit and 100,000 levels with a 400 naming the limit', async () => {
     // The bulk import routes read a Flipt document, not a JSON request: their bound (the API's

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
-import { TIMESTAMP, UUID, createFlag, createSegment, createVariant, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
+import { TIMESTAMP, UUID, createFlag, createSegment, createVariant, expectError, newNamespace, sortedKeys } from '../../support/resources';
 
 const DISTRIBUTION_FIELDS = ['createdAt', 'id', 'ruleId', 'rollout', 'updatedAt', 'variantId'].sort();
 
 describe('distributions API', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  beforeAll(async () => {
-    server = await startTestServer();
-    api = server.api;
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useServer();
+  const api = server.api;
 
   /** A namespace with a variant flag, two variants, a segment and one rule. */
   async function setup() {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, useServer, type ApiResponse } from '../../support/server';
 
 /** Flag list paging in both families (Flipt: `rpc/flipt/validation.go`, `internal/storage/sql/common/flag.go`). */
 
@@ -18,13 +18,7 @@ interface Family {
   create: (key: string) => Promise<ApiResponse>;
 }
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useServer();
 
 const families: Family[] = [
   {

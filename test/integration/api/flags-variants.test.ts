@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, useServer, type ApiResponse } from '../../support/server';
 
 /** Variants in both route families (Flipt: `internal/server/flag.go`, `rpc/flipt/validation.go`, `internal/storage/sql/common/flag.go`). */
 
@@ -31,13 +31,9 @@ const FAMILIES: Family[] = [
   { label: `Family A (/api/v1/flags, namespaceKey=${NS_A})`, ns: NS_A, base: '/api/v1/flags', query: `?namespaceKey=${NS_A}`, body: { namespaceKey: NS_A } },
 ];
 
-let server: TestServer;
+const server = useServer();
 beforeAll(async () => {
-  server = await startTestServer();
   for (const key of [NS_B, NS_A]) expectStatus(await server.api.post('/api/v1/namespaces', { key, name: key }), 200);
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 describe.each(FAMILIES)('variants: $label', (family) => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, useServer, type ApiResponse } from '../../support/server';
 
 /**
  * Flags in both route families (Flipt: `internal/server/flag.go`, `rpc/flipt/validation.go`, errors
@@ -42,13 +42,9 @@ function familyA(ns?: string): Family {
 const NS_B = 'flags-b';
 const NS_A = 'flags-a';
 
-let server: TestServer;
+const server = useServer();
 beforeAll(async () => {
-  server = await startTestServer();
   for (const key of [NS_B, NS_A]) expectStatus(await server.api.post('/api/v1/namespaces', { key, name: key }), 200);
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 describe.each([familyB(NS_B), familyA(), familyA(NS_A)])('flags: $label', (family) => {

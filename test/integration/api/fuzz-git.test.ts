@@ -4,7 +4,7 @@ import { testLicence } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { rawRequest } from '../../support/raw-http';
 import { fillTemplate, routeTemplates, type RouteTemplate } from '../../support/route-templates';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, useServer } from '../../support/server';
 import { buildDelivery, DELIVERY_KINDS, TEST_WEBHOOK_SECRET } from '../../support/webhook-deliveries';
 import { anyBody, hostileSegment } from './fuzz/arbitraries';
 import { headProblems, responseProblems } from './fuzz/checks';
@@ -53,7 +53,6 @@ segments:
 
 describe(`fuzzing a Git-backed instance (seed ${SEED}, ${RUNS} runs per route)`, () => {
   let remote: GitRemote;
-  let server: TestServer;
   let world: World;
   let routes: RouteTemplate[];
   const lists = new Set<string>();
@@ -61,16 +60,22 @@ describe(`fuzzing a Git-backed instance (seed ${SEED}, ${RUNS} runs per route)`,
   beforeAll(async () => {
     remote = await startGitRemote();
     remote.commit({ 'prod/fuzz/features.yaml': FEATURES });
-    server = await startTestServer({
-      PENNON_SERVER_MAX_BODY_BYTES: String(BODY_LIMIT),
-      PENNON_LICENSE_KEY: testLicence(),
-      PENNON_STORAGE_FLAGS_REMOTE: remote.url,
-      PENNON_STORAGE_FLAGS_POLL_INTERVAL: '1h',
-      PENNON_ENVIRONMENTS_PROD_STORAGE: 'flags',
-      PENNON_ENVIRONMENTS_PROD_DIRECTORY: 'prod',
-      PENNON_ENVIRONMENTS_PROD_SCM_TYPE: 'github',
-      PENNON_ENVIRONMENTS_PROD_SCM_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
-    });
+  });
+  afterAll(async () => {
+    await remote?.close();
+  });
+  const server = useServer(() => ({
+    PENNON_SERVER_MAX_BODY_BYTES: String(BODY_LIMIT),
+    PENNON_LICENSE_KEY: testLicence(),
+    PENNON_STORAGE_FLAGS_REMOTE: remote.url,
+    PENNON_STORAGE_FLAGS_POLL_INTERVAL: '1h',
+    PENNON_ENVIRONMENTS_PROD_STORAGE: 'flags',
+    PENNON_ENVIRONMENTS_PROD_DIRECTORY: 'prod',
+    PENNON_ENVIRONMENTS_PROD_SCM_TYPE: 'github',
+    PENNON_ENVIRONMENTS_PROD_SCM_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  }));
+
+  beforeAll(async () => {
     // The ids Git-backed items get are the server's: read them back.
     const p = '/api/v1/namespaces/fuzz';
     const flag = expectStatus(await server.api.get(`${p}/flags/fuzz-flag`), 200);
@@ -93,10 +98,6 @@ describe(`fuzzing a Git-backed instance (seed ${SEED}, ${RUNS} runs per route)`,
       const res = await server.api.get(fillTemplate(route.url, (param) => encodeURIComponent(valueFor(world, route.url, param))));
       if (res.status === 200 && typeof res.body === 'object' && res.body !== null && 'nextPageToken' in res.body) lists.add(route.url);
     }
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await remote?.close();
   });
 
   /** Signed deliveries of every provider to the environment (or to a hostile name), with any body. */

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../../support/raw-http';
 import { fillTemplate, routeTemplates, type RouteTemplate } from '../../support/route-templates';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, useServer } from '../../support/server';
 import { headProblems, responseProblems } from './fuzz/checks';
 import { describeCase, fuzzCase, routedCase, type FuzzCase, type Worlds } from './fuzz/fuzz-case';
 import { revisionOf, seedWorld, snapshotOf, valueFor } from './fuzz/world';
@@ -25,7 +25,7 @@ const RUNS = Number(process.env.PENNON_FUZZ_RUNS ?? 10);
 const BODY_LIMIT = 512 * 1024;
 
 describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
-  let server: TestServer;
+  const server = useServer({ PENNON_SERVER_MAX_BODY_BYTES: String(BODY_LIMIT), PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
   let worlds: Worlds;
   let routes: RouteTemplate[];
   /** The GET routes that list (their answer has a nextPageToken): bad paging must be a 400 there. */
@@ -36,7 +36,6 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
   let sandboxRevision: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ PENNON_SERVER_MAX_BODY_BYTES: String(BODY_LIMIT), PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
     worlds = { protected: await seedWorld(server.api, 'fuzz'), sandbox: await seedWorld(server.api, 'sandbox') };
     expectStatus(await server.api.post('/auth/v1/method/token', { name: 'fuzz' }), 200);
     routes = routeTemplates(server);
@@ -47,9 +46,6 @@ describe(`fuzzing every route (seed ${SEED}, ${RUNS} runs per route)`, () => {
     protectedBefore = await snapshotOf(server, worlds.protected);
     protectedRevision = await revisionOf(server, worlds.protected.ns);
     sandboxRevision = await revisionOf(server, worlds.sandbox.ns);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   /** Requests made, by status class: the run must have met every kind of answer. */

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer, type ApiResponse } from '../../support/server';
 
 /**
  * Namespaces (Family B only), as Flipt's `internal/server/namespace.go`, `rpc/flipt/validation.go` and
@@ -29,13 +29,7 @@ function expectTimestamp(value: unknown, notBefore: number): void {
 }
 
 describe('namespaces API', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useServer();
 
   const create = (key: string, name = `Name ${key}`, description?: string) =>
     server.api.post('/api/v1/namespaces', { key, name, ...(description !== undefined && { description }) });
@@ -330,13 +324,7 @@ describe('namespaces API', () => {
 
 describe('force-deleting the default namespace', () => {
   // A server of its own: this removes `default`.
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useServer();
 
   it('deletes default and its flags with force=true; a re-created default is unprotected', async () => {
     expectStatus(await server.api.post('/api/v1/flags', { key: 'in-default', name: 'In default' }), 200);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fillTemplate, routeTemplates } from '../../support/route-templates';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, useServer } from '../../support/server';
 
 /**
  * Paging parameters on every list route of the app (both families, rollouts, tokens): a value
@@ -28,12 +28,11 @@ const BAD_TOKENS = [
 ];
 
 describe('paging parameters on every list route', () => {
-  let server: TestServer;
+  const server = useServer();
   /** Each list route's path (seeded values in its parameters) and its answer without paging. */
   let lists: { path: string; plain: unknown }[];
 
   beforeAll(async () => {
-    server = await startTestServer();
     const api = server.api;
     expectStatus(await api.post('/api/v1/flags', { key: 'paged', name: 'Paged', type: 'BOOLEAN_FLAG_TYPE' }), 200);
     expectStatus(await api.post('/api/v1/namespaces/default/flags/paged/rollouts', { rank: 1, threshold: { percentage: 50, value: true } }), 200);
@@ -44,9 +43,6 @@ describe('paging parameters on every list route', () => {
       const res = await api.get(path);
       if (res.status === 200 && typeof res.body === 'object' && res.body !== null && 'nextPageToken' in res.body) lists.push({ path, plain: res.body });
     }
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   it('finds the list routes in the app', () => {

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
-import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
+import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from '../../support/resources';
 
 const ROLLOUT_BASE = ['createdAt', 'description', 'flagKey', 'id', 'namespaceKey', 'rank', 'type', 'updatedAt'];
 const THRESHOLD_FIELDS = [...ROLLOUT_BASE, 'threshold'].sort();
 const SEGMENT_FIELDS = [...ROLLOUT_BASE, 'segment'].sort();
 
 describe('rollouts API (Family B only)', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  beforeAll(async () => {
-    server = await startTestServer();
-    api = server.api;
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useServer();
+  const api = server.api;
 
   /** A namespace with a boolean flag and three segments. */
   async function setup() {

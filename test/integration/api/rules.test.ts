@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
-import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from './segments-rules.helpers';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
+import { TIMESTAMP, UUID, createFlag, createSegment, expectError, newNamespace, sortedKeys } from '../../support/resources';
 
 const RULE_FIELDS = ['createdAt', 'distributions', 'flagKey', 'id', 'namespaceKey', 'rank', 'segmentKey', 'segmentKeys', 'segmentOperator', 'updatedAt'].sort();
 
 describe('rules API', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  beforeAll(async () => {
-    server = await startTestServer();
-    api = server.api;
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useServer();
+  const api = server.api;
 
   /** A namespace with a variant flag and three segments. */
   async function setup() {

@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
-import { TIMESTAMP, createFlag, createSegment, decodeToken, expectError, newNamespace, sortedKeys, uniq } from './segments-rules.helpers';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
+import { TIMESTAMP, createFlag, createSegment, decodeToken, expectError, newNamespace, sortedKeys, unique } from '../../support/resources';
 
 const SEGMENT_FIELDS = ['constraints', 'createdAt', 'description', 'key', 'matchType', 'name', 'namespaceKey', 'updatedAt'].sort();
 
 describe('segments API', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  beforeAll(async () => {
-    server = await startTestServer();
-    api = server.api;
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useServer();
+  const api = server.api;
 
   describe('Family B (/api/v1/namespaces/{ns}/segments)', () => {
     it('creates a segment with every field and returns the Segment shape', async () => {
       const { ns, p } = await newNamespace(api);
-      const key = uniq('seg');
+      const key = unique('seg');
       const created = expectStatus(
         await api.post(`${p}/segments`, { key, name: 'Beta users', description: 'people in beta', matchType: 'ANY_MATCH_TYPE' }),
         200,
@@ -39,7 +32,7 @@ describe('segments API', () => {
 
     it('fills zero values: description "", matchType ALL_MATCH_TYPE, constraints []', async () => {
       const { ns, p } = await newNamespace(api);
-      const key = uniq('seg');
+      const key = unique('seg');
       const created = expectStatus(await api.post(`${p}/segments`, { key, name: 'n' }), 200);
       expect(created).toMatchObject({ key, name: 'n', description: '', constraints: [], matchType: 'ALL_MATCH_TYPE', namespaceKey: ns });
       expect(expectStatus(await api.get(`${p}/segments/${key}`), 200)).toMatchObject({ description: '', matchType: 'ALL_MATCH_TYPE' });
@@ -49,7 +42,7 @@ describe('segments API', () => {
       const { p } = await newNamespace(api);
       const cases: [unknown, string][] = [[1, 'ANY_MATCH_TYPE'], [0, 'ALL_MATCH_TYPE'], ['ANY_MATCH_TYPE', 'ANY_MATCH_TYPE'], ['ALL_MATCH_TYPE', 'ALL_MATCH_TYPE']];
       for (const [matchType, expected] of cases) {
-        const key = uniq('seg');
+        const key = unique('seg');
         expect(expectStatus(await api.post(`${p}/segments`, { key, name: key, matchType }), 200).matchType).toBe(expected);
         expect(expectStatus(await api.get(`${p}/segments/${key}`), 200).matchType).toBe(expected);
       }
@@ -67,21 +60,21 @@ describe('segments API', () => {
       const { p } = await newNamespace(api);
       expectError(await api.post(`${p}/segments`, { name: 'n' }), 400, 'invalid field key: must not be empty');
       expectError(await api.post(`${p}/segments`, { key: 'a b', name: 'n' }), 400, 'invalid field key: contains invalid characters');
-      expectError(await api.post(`${p}/segments`, { key: uniq('seg') }), 400, 'invalid field name: must not be empty');
+      expectError(await api.post(`${p}/segments`, { key: unique('seg') }), 400, 'invalid field name: must not be empty');
       const key = await createSegment(api, p);
       expectError(await api.put(`${p}/segments/${key}`, { description: 'd' }), 400, 'invalid field name: must not be empty');
       // The comma is part of Flipt's key pattern.
-      expectStatus(await api.post(`${p}/segments`, { key: `${uniq('a')},b_c-d`, name: 'n' }), 200);
+      expectStatus(await api.post(`${p}/segments`, { key: `${unique('a')},b_c-d`, name: 'n' }), 200);
     });
 
     it('accepts keys and names of 255 characters and rejects 256', async () => {
       const { p } = await newNamespace(api);
-      const key255 = `k${uniq('').replace(/-/g, '')}`.padEnd(255, 'x');
+      const key255 = `k${unique('').replace(/-/g, '')}`.padEnd(255, 'x');
       expect(expectStatus(await api.post(`${p}/segments`, { key: key255, name: 'n'.repeat(255) }), 200).key).toBe(key255);
       expect(expectStatus(await api.get(`${p}/segments/${key255}`), 200).name).toBe('n'.repeat(255));
       const longKey = await api.post(`${p}/segments`, { key: 'k'.repeat(256), name: 'n' });
       expect([longKey.status, longKey.body?.code]).toEqual([400, 3]);
-      const longName = await api.post(`${p}/segments`, { key: uniq('seg'), name: 'n'.repeat(256) });
+      const longName = await api.post(`${p}/segments`, { key: unique('seg'), name: 'n'.repeat(256) });
       expect([longName.status, longName.body?.code]).toEqual([400, 3]);
       const longUpdate = await api.put(`${p}/segments/${key255}`, { name: 'n'.repeat(256) });
       expect([longUpdate.status, longUpdate.body?.code]).toEqual([400, 3]);
@@ -96,7 +89,7 @@ describe('segments API', () => {
 
     it('updates as a full replace: name, description and matchType are always written', async () => {
       const { ns, p } = await newNamespace(api);
-      const key = uniq('seg');
+      const key = unique('seg');
       const created = expectStatus(
         await api.post(`${p}/segments`, { key, name: 'n', description: 'd', matchType: 'ANY_MATCH_TYPE' }),
         200,
@@ -150,7 +143,7 @@ describe('segments API', () => {
       const { p } = await newNamespace(api);
       const empty = expectStatus(await api.get(`${p}/segments`), 200);
       expect(empty).toEqual({ segments: [], nextPageToken: '', totalCount: 0 });
-      const keys = ['zeta', 'alpha', 'mid'].map((k) => uniq(k));
+      const keys = ['zeta', 'alpha', 'mid'].map((k) => unique(k));
       for (const k of keys) await createSegment(api, p, k);
       const c = expectStatus(
         await api.post(`${p}/segments/${keys[1]}/constraints`, { type: 'STRING_COMPARISON_TYPE', property: 'p', operator: 'eq', value: 'v' }),
@@ -169,7 +162,7 @@ describe('segments API', () => {
     it('pages with limit and pageToken until nextPageToken is empty', async () => {
       const { p } = await newNamespace(api);
       const keys: string[] = [];
-      for (let i = 0; i < 5; i++) keys.push(await createSegment(api, p, uniq(`s${i}`)));
+      for (let i = 0; i < 5; i++) keys.push(await createSegment(api, p, unique(`s${i}`)));
       const seen: string[] = [];
       let token = '';
       let pages = 0;
@@ -196,7 +189,7 @@ describe('segments API', () => {
     it('encodes the page token as base64 JSON {key, offset} of the next page (Flipt SQL format)', async () => {
       const { p } = await newNamespace(api);
       const keys: string[] = [];
-      for (let i = 0; i < 3; i++) keys.push(await createSegment(api, p, uniq(`t${i}`)));
+      for (let i = 0; i < 3; i++) keys.push(await createSegment(api, p, unique(`t${i}`)));
       const page = expectStatus(await api.get(`${p}/segments?limit=2`), 200);
       expect(page.nextPageToken).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
       expect(decodeToken(page.nextPageToken)).toEqual({ key: keys[2], offset: 2 });
@@ -213,7 +206,7 @@ describe('segments API', () => {
 
   describe('Family A (/api/v1/segments)', () => {
     it('creates, gets, lists, updates and deletes in the default namespace', async () => {
-      const key = uniq('segA');
+      const key = unique('segA');
       const created = expectStatus(await api.post('/api/v1/segments', { key, name: 'A', description: 'd', matchType: 'ANY_MATCH_TYPE' }), 200);
       expect(created).toMatchObject({ key, name: 'A', description: 'd', matchType: 'ANY_MATCH_TYPE', namespaceKey: 'default', constraints: [] });
       expect(expectStatus(await api.get(`/api/v1/segments/${key}`), 200)).toEqual(created);
@@ -237,7 +230,7 @@ describe('segments API', () => {
 
     it('takes the namespace from the body (POST/PUT) and the query (GET/DELETE)', async () => {
       const { ns } = await newNamespace(api);
-      const key = uniq('segA');
+      const key = unique('segA');
       expect(expectStatus(await api.post('/api/v1/segments', { key, name: 'n', namespaceKey: ns }), 200).namespaceKey).toBe(ns);
       expectError(await api.get(`/api/v1/segments/${key}`), 404, `segment "default/${key}" not found`);
       expect(expectStatus(await api.get(`/api/v1/segments/${key}?namespaceKey=${ns}`), 200).key).toBe(key);

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
 
 describe('?pretty output', () => {
-  let server: TestServer;
+  const server = useServer();
   beforeAll(async () => {
-    server = await startTestServer();
     expectStatus(await server.api.post('/api/v1/flags', { key: 'pretty-flag', name: 'Pretty' }), 200);
   });
-  afterAll(async () => server.stop());
 
   it('indents and drops zero values with ?pretty', async () => {
     const res = await server.api.get('/api/v1/flags/pretty-flag?pretty');
@@ -33,11 +31,7 @@ describe('?pretty output', () => {
 });
 
 describe('both spellings of one field', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => server.stop());
+  const server = useServer();
 
   it('refuses camelCase and snake_case of the same field together, naming it', async () => {
     const res = await server.api.post('/api/v1/flags', { key: 'twice', name: 'Twice', namespaceKey: 'default', namespace_key: 'other' });

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, useServer, type ApiResponse } from '../../support/server';
 
 /**
  * The JSON wire format and the gateway's behaviour around it (Flipt's `internal/gateway/` and
@@ -64,13 +64,9 @@ function rawRequest(
 }
 
 describe('wire format', () => {
-  let server: TestServer;
+  const server = useServer();
   beforeAll(async () => {
-    server = await startTestServer();
     expectStatus(await server.api.post('/api/v1/namespaces', { key: 'wire', name: 'Wire' }), 200);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   describe('request bodies', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../support/clock';
-import { ApiClient, expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
+import { ApiClient, expectStatus, type ApiResponse, startServer, type TestServer, useServer } from '../../support/server';
 
 /**
  * Enforcement with `authentication.required: true` (Flipt's `internal/server/authn/middleware/`):
@@ -99,10 +99,17 @@ const PROBES = [
 ] as const;
 
 describe('authentication required', () => {
-  let server: TestServer;
   let admin: ApiClient;
   // Expiry and the 1 s lookup cache read this clock: the tests move it rather than wait.
   const clock = new ManualClock();
+  const server = useServer(
+    {
+      PENNON_AUTHENTICATION_REQUIRED: 'true',
+      PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
+      PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
+    },
+    { clock },
+  );
   const as = (token: string) => server.api.withHeaders({ authorization: `Bearer ${token}` });
   const newToken = async (body: Record<string, unknown> = {}) =>
     expectStatus(await admin.post('/auth/v1/method/token', { name: 'enforcement', ...body }), 200) as {
@@ -119,23 +126,12 @@ describe('authentication required', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer(
-      {
-        PENNON_AUTHENTICATION_REQUIRED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-        PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-      },
-      { clock },
-    );
     admin = as(BOOTSTRAP);
     const p = '/api/v1/namespaces/default';
     expectStatus(await admin.post(`${p}/flags`, { key: 'f-var', name: 'V', type: 'VARIANT_FLAG_TYPE', enabled: true }), 200);
     expectStatus(await admin.post(`${p}/flags/f-var/variants`, { key: 'on' }), 200);
     expectStatus(await admin.post(`${p}/flags`, { key: 'f-bool', name: 'B', type: 'BOOLEAN_FLAG_TYPE', enabled: true }), 200);
     expectStatus(await admin.post(`${p}/segments`, { key: 'seg', name: 'S', matchType: 'ALL_MATCH_TYPE' }), 200);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   describe('every surface', () => {
@@ -342,8 +338,8 @@ describe('bootstrap and a second instance on the same database', () => {
       PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_EXPIRATION: '24h',
       PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_METADATA_OWNER: 'Platform',
     };
-    first = await startTestServer({ ...env, PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'first-bootstrap' }, { clock });
-    second = await startTestServer(
+    first = await startServer({ ...env, PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'first-bootstrap' }, { clock });
+    second = await startServer(
       {
         ...env,
         PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'second-bootstrap',

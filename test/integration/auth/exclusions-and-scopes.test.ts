@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, expectStatus, type ApiResponse, useServer } from '../../support/server';
 
 /**
  * `authentication.exclude.*` and namespace-scoped tokens (Flipt's `internal/cmd/authn.go` and
@@ -89,13 +89,9 @@ const EXCLUSIONS = [
 
 for (const { env, open } of EXCLUSIONS) {
   describe(`${env}=true`, () => {
-    let server: TestServer;
+    const server = useServer({ ...BASE_ENV, [env]: 'true' });
     beforeAll(async () => {
-      server = await startTestServer({ ...BASE_ENV, [env]: 'true' });
       await seed(server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` }), 'default');
-    });
-    afterAll(async () => {
-      await server?.stop();
     });
 
     for (const [surface, calls] of Object.entries(SURFACES)) {
@@ -133,12 +129,11 @@ for (const { env, open } of EXCLUSIONS) {
 }
 
 describe('namespace-scoped tokens', () => {
-  let server: TestServer;
+  const server = useServer(BASE_ENV);
   let admin: ApiClient;
   let scoped: ApiClient;
   let scopedToken: string;
   beforeAll(async () => {
-    server = await startTestServer(BASE_ENV);
     admin = server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
     await seed(admin, 'default');
     await seed(admin, 'ns1');
@@ -147,9 +142,6 @@ describe('namespace-scoped tokens', () => {
     expect(created.authentication.metadata['io.flipt.auth.token.namespace']).toBe('ns1');
     scopedToken = created.clientToken;
     scoped = server.api.withHeaders({ authorization: `Bearer ${scopedToken}` });
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   const B = '/api/v1/namespaces/ns1';

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../internal/storage';
-import { expectStatus, type ApiResponse, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, type ApiResponse, useServer } from '../../support/server';
 
 /**
  * API client tokens (Flipt's `internal/server/authn/method/token/server.go` and
@@ -38,13 +38,9 @@ function expectInvalid(res: ApiResponse, mentions: string): void {
 const hashOf = (token: string) => createHash('sha256').update(token).digest('base64').replace(/\+/g, '-').replace(/\//g, '_');
 
 describe('API client tokens (authentication not required, token method enabled)', () => {
-  let server: TestServer;
+  const server = useServer(TOKEN_ENABLED);
   beforeAll(async () => {
-    server = await startTestServer(TOKEN_ENABLED);
     expectStatus(await server.api.post('/api/v1/namespaces', { key: 'ns1', name: 'ns1' }), 200);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   const createToken = (body: unknown) => server.api.post('/auth/v1/method/token', body);
@@ -256,14 +252,10 @@ describe('API client tokens (authentication not required, token method enabled)'
 });
 
 describe('token paging', () => {
-  let server: TestServer;
+  const server = useServer(TOKEN_ENABLED);
   beforeAll(async () => {
-    server = await startTestServer(TOKEN_ENABLED);
     // 1 bootstrap token + 29 = 30.
     for (let i = 0; i < 29; i++) expectStatus(await server.api.post('/auth/v1/method/token', { name: `page-${i}` }), 200);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   const list = async (query: string) => expectStatus(await server.api.get(`/auth/v1/tokens${query}`), 200);
@@ -318,13 +310,7 @@ describe('token paging', () => {
 });
 
 describe('token method disabled', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useServer();
 
   it('POST /auth/v1/method/token is not mounted: 404', async () => {
     expectError(await server.api.post('/auth/v1/method/token', { name: 'x' }), 404, 5, 'Not Found');

@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../internal/core';
 import { ManualClock } from '../../support/clock';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 import { PrivateRedis } from '../../support/redis-server';
+import { until } from '../../support/wait';
 
 /**
  * Two instances on one database: how fast a write through one reaches evaluations on the
@@ -34,20 +35,11 @@ async function propagation(writer: TestServer, reader: TestServer, ns: string, t
   return performance.now() - start;
 }
 
-/** Waits (bounded) until `check` holds. */
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  const deadline = performance.now() + BOUND_MS;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function pair(env: Record<string, string>, clock?: Clock): Promise<[TestServer, TestServer]> {
-  const a = await startTestServer(env, { clock });
-  const b = await startTestServer({ ...env, PENNON_DB_URL: a.config.db.url || `file:${join(a.dir, 'pennon.db')}` }, { clock });
+  const a = await startServer(env, { clock });
+  const b = await startServer({ ...env, PENNON_DB_URL: a.config.db.url || `file:${join(a.dir, 'pennon.db')}` }, { clock });
   return [a, b];
 }
 

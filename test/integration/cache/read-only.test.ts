@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
 
 /**
  * The evaluation tier of a read/write split: a second instance on the same database with
@@ -12,7 +12,7 @@ describe('storage.read_only', () => {
   let reader: TestServer;
 
   beforeAll(async () => {
-    writer = await startTestServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
+    writer = await startServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
     const api = writer.api;
     expectStatus(await api.post('/api/v1/namespaces', { key: 'ro', name: 'RO' }), 200);
     expectStatus(await api.post('/api/v1/namespaces/ro/flags', { key: 'f', name: 'F', enabled: true }), 200);
@@ -20,7 +20,7 @@ describe('storage.read_only', () => {
     expectStatus(await api.post('/api/v1/namespaces/ro/segments', { key: 'all', name: 'All', matchType: 'ALL_MATCH_TYPE' }), 200);
     const rule = expectStatus(await api.post('/api/v1/namespaces/ro/flags/f/rules', { segmentKey: 'all', rank: 1 }), 200);
     expectStatus(await api.post(`/api/v1/namespaces/ro/flags/f/rules/${rule.id}/distributions`, { variantId: variant.id, rollout: 100 }), 200);
-    reader = await startTestServer({
+    reader = await startServer({
       PENNON_DB_URL: writer.config.db.url || `file:${join(writer.dir, 'pennon.db')}`,
       PENNON_STORAGE_READ_ONLY: 'true',
       PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',

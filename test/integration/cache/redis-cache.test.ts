@@ -6,6 +6,7 @@ import { RedisCache } from '../../../internal/cache';
 import { configSchema } from '../../../internal/config';
 import { Metrics } from '../../../internal/telemetry';
 import { PrivateRedis } from '../../support/redis-server';
+import { until } from '../../support/wait';
 
 /** The Redis cache against a real redis-server of its own, including one killed by PID mid-test. */
 
@@ -15,15 +16,6 @@ function capturingLogger() {
   const lines: { level: number; msg: string }[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
   return { logger, lines };
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<number> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - start;
 }
 
 const metrics = new Metrics('test', { defaultMetrics: false });
@@ -40,7 +32,7 @@ describe('RedisCache', () => {
 
   it('stores, expires and deletes values under its prefix', async () => {
     const cache = new RedisCache(redisConfig(server.url), pino({ level: 'silent' }));
-    await until(() => cache.available);
+    await until(() => cache.available, 'the cache is available');
     await cache.set('a', 'one', 60_000);
     await cache.set('short', 'two', 50);
     expect(await cache.get('a')).toBe('one');
@@ -62,14 +54,14 @@ describe('RedisCache', () => {
     const heardByOther: string[] = [];
     b.subscribe((m) => heard.push(m));
     other.subscribe((m) => heardByOther.push(m));
-    await until(() => a.available && b.available && other.available);
+    await until(() => a.available && b.available && other.available, 'every cache is available');
     // Both subscriptions have reached the server (RedisCache's channel is `<prefix>:changes`).
     const probe = new Redis(server.url);
     const subscribers = async (prefix: string) => Number(((await probe.pubsub('NUMSUB', `${prefix}:changes`)) as [string, number])[1]);
-    await until(async () => (await subscribers(config.prefix)) === 1 && (await subscribers(otherConfig.prefix)) === 1);
+    await until(async () => (await subscribers(config.prefix)) === 1 && (await subscribers(otherConfig.prefix)) === 1, 'Redis reports both subscriptions');
     probe.disconnect();
     a.publish('hello');
-    await until(() => heard.length === 1);
+    await until(() => heard.length === 1, 'the message is heard');
     expect(heard).toEqual(['hello']);
     await a.set('k', 'v', 60_000);
     expect(await b.get('k')).toBe('v');
@@ -84,11 +76,11 @@ describe('RedisCache', () => {
     let recovered = 0;
     cache.subscribe(() => undefined);
     cache.onRecover(() => recovered++);
-    await until(() => cache.available);
+    await until(() => cache.available, 'the cache is available');
     await cache.set('k', 'v', 60_000);
 
     await server.stop(); // by PID
-    await until(() => !cache.available);
+    await until(() => !cache.available, 'the cache is unavailable');
     const before = await errorsCounted();
     const started = Date.now();
     for (let i = 0; i < 20; i++) {
@@ -104,8 +96,8 @@ describe('RedisCache', () => {
     expect(lines.filter((l) => /unavailable/.test(l.msg))).toHaveLength(1);
 
     await server.restart();
-    await until(() => cache.available, 15_000);
-    await until(() => recovered > 0, 15_000);
+    await until(() => cache.available, 'the cache is available again', 15_000);
+    await until(() => recovered > 0, 'recovery is reported', 15_000);
     await cache.set('k3', 'back', 60_000);
     expect(await cache.get('k3')).toBe('back');
     expect(lines.filter((l) => /is back/.test(l.msg))).toHaveLength(1);
@@ -117,7 +109,7 @@ describe('RedisCache', () => {
     const cache = new RedisCache(redisConfig(server.url), pino({ level: 'silent' }));
     expect(await cache.get('x')).toBeUndefined();
     await server.restart();
-    await until(() => cache.available, 15_000);
+    await until(() => cache.available, 'the cache is available again', 15_000);
     await cache.set('x', '1', 60_000);
     expect(await cache.get('x')).toBe('1');
     await cache.close();

@@ -3,7 +3,7 @@ import { MemoryCache, SharedSnapshotSource } from '../../../internal/cache';
 import { compileNamespace, evaluateVariant } from '../../../internal/evaluation';
 import type { EvaluationSource, Store } from '../../../internal/storage';
 import { backends } from '../../support/backends';
-import { flagWithSegment, useStore } from '../storage/harness';
+import { flagWithSegment, useStore } from '../../support/store';
 
 /** Counts how often the database is read for a whole namespace (the store itself is real). */
 function counting(store: Store): EvaluationSource & { getRevision: Store['getRevision']; loads: number } {

@@ -1,8 +1,8 @@
 import type { NodeFliptClient } from '@flipt-io/flipt-client-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
-import { findEntity, seedClientFixture, thresholdValue, variantBucket, type Seeded } from './seed';
-import { initClient, startTap, type Tap } from './harness';
+import { expectStatus, useServer } from '../../support/server';
+import { findEntity, seedClientFixture, thresholdValue, variantBucket, type Seeded } from '../../support/client-fixture';
+import { initClient, startTap, type Tap } from '../../support/clients';
 
 /**
  * `@flipt-io/flipt-client-js` 0.5.1: it downloads the namespace snapshot
@@ -54,13 +54,12 @@ function essentials(r: Record<string, any>) {
   return out;
 }
 
-let server: TestServer;
+const server = useServer();
 let seeded: Seeded;
 let tap: Tap;
 const clients: Record<string, NodeFliptClient> = {};
 
 beforeAll(async () => {
-  server = await startTestServer();
   seeded = await seedClientFixture(server.api);
   tap = await startTap(server.url);
   // `default` goes through the recording proxy, so its polls can be inspected.
@@ -70,7 +69,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of Object.values(clients)) c.close();
   await tap?.close();
-  await server?.stop();
 });
 
 const rest = async (ns: string, c: Case) =>

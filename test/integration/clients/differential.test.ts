@@ -1,8 +1,8 @@
 import type { NodeFliptClient } from '@flipt-io/flipt-client-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
-import { initClient } from './harness';
-import { Seeder, thresholdValue, variantBucket } from './seed';
+import { expectStatus, useServer } from '../../support/server';
+import { initClient } from '../../support/clients';
+import { Seeder, thresholdValue, variantBucket } from '../../support/client-fixture';
 
 /**
  * Differential test: the server's bucketing against Flipt's own evaluator, the WASM engine
@@ -66,12 +66,11 @@ const pick = (r: Record<string, any>): Outcome =>
   'enabled' in r ? { enabled: r.enabled, reason: r.reason } : { variantKey: r.variantKey, match: r.match, reason: r.reason };
 
 describe('differential: server vs flipt-client-js WASM engine', () => {
-  let server: TestServer;
+  const server = useServer();
   let client: NodeFliptClient;
   const flags: { key: string; kind: 'variant' | 'boolean'; formula: (entityId: string) => Outcome }[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer();
     const s = new Seeder(server.api, NS);
     await s.namespace();
     await s.segment('everyone', 'ALL_MATCH_TYPE', []);
@@ -89,9 +88,8 @@ describe('differential: server vs flipt-client-js WASM engine', () => {
     }
     client = await initClient(server.url, NS, 0);
   });
-  afterAll(async () => {
+  afterAll(() => {
     client?.close();
-    await server?.stop();
   });
 
   it('the hash helper reproduces hash values pinned from Flipt\'s code', () => {

@@ -1,8 +1,8 @@
 import { FliptClient, type BatchEvaluationResponse, type Flag } from '@flipt-io/flipt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../support/server';
-import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from './seed';
-import { startTap, type Tap } from './harness';
+import { useServer } from '../../support/server';
+import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from '../../support/client-fixture';
+import { startTap, type Tap } from '../../support/clients';
 
 /**
  * `@flipt-io/flipt` 1.5.0 (the REST server SDK) against a live server. The
@@ -22,19 +22,17 @@ const UNDER_THRESHOLD = findEntity((id) => thresholdValue('flag_boolean', id) < 
 const OVER_THRESHOLD = findEntity((id) => thresholdValue('flag_boolean', id) >= 50);
 
 describe('@flipt-io/flipt FliptClient', () => {
-  let server: TestServer;
+  const server = useServer();
   let tap: Tap;
   let client: FliptClient;
 
   beforeAll(async () => {
-    server = await startTestServer();
     await seedClientFixture(server.api);
     tap = await startTap(server.url);
     client = new FliptClient({ url: tap.url });
   });
   afterAll(async () => {
     await tap?.close();
-    await server?.stop();
   });
 
   const variant = (flagKey: string, entityId: string, context: Record<string, string> = {}, namespaceKey = 'default') =>

@@ -3,8 +3,8 @@ import { OFREPApi, type EvaluationResponse } from '@openfeature/ofrep-core';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { ErrorCode, OpenFeature, StandardResolutionReasons, type Client } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../support/server';
-import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from './seed';
+import { useServer } from '../../support/server';
+import { JSON_ATTACHMENT, findEntity, seedClientFixture, thresholdValue, variantBucket } from '../../support/client-fixture';
 
 /**
  * OpenFeature server SDK 1.23.0 with the Flipt provider 0.1.0 (it wraps @flipt-io/flipt and
@@ -16,10 +16,9 @@ const LOW_50 = findEntity((id) => variantBucket('flag1', id) < 500);
 const OVER_THRESHOLD = findEntity((id) => thresholdValue('flag_boolean', id) >= 50);
 const UNDER_THRESHOLD = findEntity((id) => thresholdValue('flag_boolean', id) < 50);
 
-let server: TestServer;
+const server = useServer();
 
 beforeAll(async () => {
-  server = await startTestServer();
   await seedClientFixture(server.api);
   await OpenFeature.setProviderAndWait('flipt-default', new FliptProvider('default', { url: server.url }));
   await OpenFeature.setProviderAndWait('flipt-ns1', new FliptProvider('ns1', { url: server.url }));
@@ -28,7 +27,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await OpenFeature.close();
-  await server?.stop();
 });
 
 describe('Flipt OpenFeature provider', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { startServer, type ApiResponse, type TestServer } from '../../support/server';
 import { loadEvaluations, seedThroughApi } from '../../support/vectors';
 
 /**
@@ -21,8 +21,8 @@ describe('evaluation fast lane vs Fastify routes', () => {
   let lane: TestServer;
   let fastify: TestServer;
   beforeAll(async () => {
-    lane = await startTestServer();
-    fastify = await startTestServer({ PENNON_LOG_ACCESS: 'true' });
+    lane = await startServer();
+    fastify = await startServer({ PENNON_LOG_ACCESS: 'true' });
     await seedThroughApi(lane.api, dataset.namespace, dataset);
     await seedThroughApi(fastify.api, dataset.namespace, dataset);
   });

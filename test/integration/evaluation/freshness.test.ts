@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, useServer } from '../../support/server';
 
 /**
  * Evaluations read a compiled snapshot; these tests hold it to its promises: a write is seen
@@ -7,12 +7,11 @@ import { expectStatus, startTestServer, type TestServer } from '../../support/se
  * states (it is read in one transaction and swapped in whole).
  */
 describe('snapshot freshness', () => {
-  let server: TestServer;
+  const server = useServer();
   const p = '/api/v1/namespaces/default';
   let variants: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer();
     expectStatus(await server.api.post(`${p}/flags`, { key: 'fresh', name: 'Fresh', enabled: false }), 200);
     for (let i = 0; i < 5; i++) {
       variants.push(expectStatus(await server.api.post(`${p}/flags/fresh/variants`, { key: `v${i}` }), 200).id);
@@ -21,7 +20,6 @@ describe('snapshot freshness', () => {
     expectStatus(await server.api.post(`${p}/flags`, { key: 'swap', name: 'Swap', enabled: true }), 200);
     for (const key of ['a', 'b']) expectStatus(await server.api.post(`${p}/flags/swap/variants`, { key }), 200);
   });
-  afterAll(async () => server.stop());
 
   it('shows every write to the very next evaluation (read-your-writes)', async () => {
     for (let i = 0; i < 40; i++) {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { describe, expect, it } from 'vitest';
+import { useServer, type ApiResponse } from '../../support/server';
 
 /**
  * A namespace key no database row can have — a NUL character, which PostgreSQL refuses to
@@ -8,13 +8,7 @@ import { startTestServer, type ApiResponse, type TestServer } from '../../suppor
  * means the store is down. Runs on every configured back end.
  */
 describe('evaluation with a namespace key holding a NUL character', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useServer();
 
   const surfaces: [string, (ns: string) => Promise<ApiResponse>][] = [
     ['/evaluate/v1/variant', (ns) => server.api.post('/evaluate/v1/variant', { namespaceKey: ns, flagKey: 'f', entityId: 'e' })],

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, useServer, type ApiResponse, type TestServer } from '../../support/server';
 import {
   caseStore,
   checkAnswer,
@@ -82,15 +82,11 @@ function check(c: EvaluationCase, res: ApiResponse): void {
     }
     return;
   }
-  checkAnswer(res.body, c.answer ?? {}, c.source);
+  checkAnswer(res.body, c.answer ?? {}, c.source, c.request);
 }
 
 describe('evaluation vectors through the HTTP API: per-case setups', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => server.stop());
+  const server = useServer();
 
   it.each(titled(apiCases.filter((c) => c.store)))('%s', async (_source, c) => {
     const { namespaceKey, store } = caseStore(datasets, c);
@@ -106,12 +102,10 @@ describe('evaluation vectors through the HTTP API: per-case setups', () => {
 
 for (const dataset of Object.keys(datasets)) {
   describe(`evaluation vectors through the HTTP API: dataset ${dataset}`, () => {
-    let server: TestServer;
+    const server = useServer();
     beforeAll(async () => {
-      server = await startTestServer();
       await seedThroughApi(server.api, datasets[dataset].namespace, datasets[dataset]);
     });
-    afterAll(async () => server.stop());
 
     it.each(titled(apiCases.filter((c) => c.dataset === dataset)))('%s', async (_source, c) => check(c, await send(server, c)));
   });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { encodeDocuments, exportDocuments, type Document, type ExportOptions } from '../../../internal/ext';
 import type { Store } from '../../../internal/storage';
-import { fixture, useFreshStore } from './helpers';
+import { fixture } from '../../support/documents-in-store';
+import { useStore } from '../../support/store';
 
 /**
  * Export against the expected documents of test/fixtures/ext/export. The data is built through
@@ -99,7 +100,7 @@ const CASES: { name: string; options: ExportOptions; shuffle: boolean }[] = [
 ];
 
 describe('export matches the expected export documents', () => {
-  const ctx = useFreshStore();
+  const ctx = useStore();
 
   it.each(CASES)('$name', async ({ name, options, shuffle }) => {
     const { store } = ctx;

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { HttpApi, HttpStore } from '../../../internal/client';
 import {
   ExtError,
@@ -12,22 +12,17 @@ import {
   planImport,
   type Document,
 } from '../../../internal/ext';
-import { startTestServer, type TestServer } from '../../support/server';
-import { fixture, freshStore, seedMissingSegments, type Fresh } from './helpers';
+import { useServer } from '../../support/server';
+import { fixture, seedMissingSegments } from '../../support/documents-in-store';
+import { openTestStore, type TestStore } from '../../support/store';
 
 /** `pennon flag import/export --address`: the HTTP adapter against a real server. */
 
 describe('importing and exporting over HTTP', () => {
-  let server: TestServer;
-  const local: Fresh[] = [];
+  const server = useServer();
+  const local: TestStore[] = [];
   const adapter = () => new HttpStore(new HttpApi({ address: server.url }));
 
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
   afterEach(async () => {
     for (const fresh of local.splice(0)) await fresh.close();
     // Start every test from an empty default namespace.
@@ -36,7 +31,7 @@ describe('importing and exporting over HTTP', () => {
 
   /** The same import and export done in-process, for comparison. */
   async function inProcess(text: string, encoding: 'yaml' | 'json', namespaces: string[]): Promise<Document[]> {
-    const fresh = await freshStore();
+    const fresh = await openTestStore();
     local.push(fresh);
     await seedMissingSegments(fresh.store, { default: ['staff'] });
     await importText(fresh.store, text, { encoding });

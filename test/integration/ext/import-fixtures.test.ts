@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { decodeDocuments, importText, versionString } from '../../../internal/ext';
-import { ALL, EXT_FIXTURES, expectImported, fixture, seedMissingSegments, useFreshStore } from './helpers';
+import { EXT_FIXTURES, expectImported, fixture, seedMissingSegments } from '../../support/documents-in-store';
+import { ALL, useStore } from '../../support/store';
 
 /** Every document Flipt accepts, imported into a real SQLite store and read back through it. */
 
@@ -13,7 +14,7 @@ const accepted = readdirSync(join(EXT_FIXTURES, 'import')).filter((f) => !REJECT
 const USES_SHOP = ['one-namespace', 'two-namespaces', 'stream-three-namespaces'];
 
 describe('importing the import documents', () => {
-  const ctx = useFreshStore();
+  const ctx = useStore();
 
   it.each(accepted.map((f) => [f]))('%s', async (file) => {
     const { store } = ctx;
@@ -77,7 +78,7 @@ describe('importing the import documents', () => {
 });
 
 describe('importing the data set', () => {
-  const ctx = useFreshStore();
+  const ctx = useStore();
 
   it.each([['full'], ['small']])('dataset/%s/*.yaml', async (dir) => {
     const { store } = ctx;

@@ -13,7 +13,8 @@ import {
   type ImportTarget,
 } from '../../../internal/ext';
 import type { Store } from '../../../internal/storage';
-import { ALL, dumpStore, fixture, seedMissingSegments, useFreshStore } from './helpers';
+import { dumpStore, fixture, seedMissingSegments } from '../../support/documents-in-store';
+import { ALL, useStore } from '../../support/store';
 
 /** --skip-existing, --drop, all-or-nothing imports, partial imports without transactions, progress. */
 
@@ -49,7 +50,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 const yaml = (text: string) => ({ encoding: 'yaml' as const, text });
 
 describe('--skip-existing', () => {
-  const ctx = useFreshStore();
+  const ctx = useStore();
 
   it('leaves flags and segments that exist alone and creates the rest (as Flipt\'s import_new_flags_only test)', async () => {
     const { store } = ctx;
@@ -82,7 +83,7 @@ describe('--skip-existing', () => {
 });
 
 describe('--drop', () => {
-  const ctx = useFreshStore();
+  const ctx = useStore();
 
   it('deletes every namespace with everything in it, re-creates default, then imports', async () => {
     const { store } = ctx;
@@ -114,7 +115,7 @@ describe('--drop', () => {
 });
 
 describe('all or nothing', () => {
-  const ctx = useFreshStore();
+  const ctx = useStore();
 
   async function seeded(store: Store) {
     await seedMissingSegments(store, { default: ['staff'] });
@@ -174,7 +175,7 @@ describe('all or nothing', () => {
 });
 
 describe('how the importer uses the store', () => {
-  const ctx = useFreshStore();
+  const ctx = useStore();
 
   it('reads three times per namespace, never per object, and reports progress object by object', async () => {
     const { store } = ctx;

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sqlitePath } from '../../../internal/storage/sql';
-import { expectStatus, startTestServer, type ApiClient, type ApiResponse, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiClient, type ApiResponse, useServer } from '../../support/server';
 
 /**
  * What guards the bulk import route: one transaction (a late validation failure, or a write
@@ -25,12 +25,10 @@ async function everything(api: ApiClient): Promise<unknown> {
 }
 
 describe('the bulk import route is one transaction', () => {
-  let server: TestServer;
+  const server = useServer();
   beforeAll(async () => {
-    server = await startTestServer();
     expectStatus(await post(server.api, '/api/v1/import', 'namespace: kept\nflags:\n- {key: old, name: Old, enabled: true}\nsegments:\n- {key: s, name: S}\n'), 200);
   });
-  afterAll(() => server?.stop());
 
   it('writes nothing when the last document of a stream does not validate', async () => {
     const before = await everything(server.api);
@@ -64,20 +62,18 @@ describe('the bulk import route is one transaction', () => {
 
 describe('who may call the bulk import route', () => {
   const BOOTSTRAP = 'import-route-bootstrap';
-  let server: TestServer;
+  const server = useServer({
+    PENNON_AUTHENTICATION_REQUIRED: 'true',
+    PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
+    PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
+  });
   let admin: ApiClient;
   let scoped: ApiClient;
   beforeAll(async () => {
-    server = await startTestServer({
-      PENNON_AUTHENTICATION_REQUIRED: 'true',
-      PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-      PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-    });
     admin = server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
     const token = expectStatus(await admin.post('/auth/v1/method/token', { name: 'team only', namespaceKey: 'team' }), 200).clientToken;
     scoped = server.api.withHeaders({ authorization: `Bearer ${token}` });
   });
-  afterAll(() => server?.stop());
 
   it('wants a token, as the management API does', async () => {
     const res = await post(server.api, '/api/v1/import', 'flags: []\n');
@@ -99,7 +95,7 @@ describe('who may call the bulk import route', () => {
 
 describe('a read-only instance, and the import body limit', () => {
   it('refuses an import with Flipt\'s read-only error', async () => {
-    const server = await startTestServer({ PENNON_STORAGE_READ_ONLY: 'true' });
+    const server = await startServer({ PENNON_STORAGE_READ_ONLY: 'true' });
     try {
       for (const path of ['/api/v1/import', '/api/v1/namespaces/default/import']) {
         const res = await post(server.api, path, 'flags:\n- {key: a, name: A}\n');
@@ -112,7 +108,7 @@ describe('a read-only instance, and the import body limit', () => {
   });
 
   it('refuses a stream over server.max_import_bytes with 413 naming the setting', async () => {
-    const server = await startTestServer({ PENNON_SERVER_MAX_IMPORT_BYTES: '4096' });
+    const server = await startServer({ PENNON_SERVER_MAX_IMPORT_BYTES: '4096' });
     try {
       const body = `flags:\n${Array.from({ length: 200 }, (_, i) => `- {key: f${i}, name: F${i}}`).join('\n')}\n`;
       expect(body.length).toBeGreaterThan(4096);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiResponse, type TestServer } from '../../support/server';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { expectStatus, type ApiResponse, useServer } from '../../support/server';
 
 /**
  * Pennon's bulk import route against a real server: `POST /api/v1/import` (any namespaces,
@@ -31,11 +31,7 @@ const STREAM = [
 ].join('\n');
 
 describe('the bulk import route', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server?.stop());
+  const server = useServer();
   // Every test from an empty `default` namespace (the route's own drop, checked below).
   beforeEach(async () => {
     expectStatus(await importing('/api/v1/import?drop=true', ''), 200);

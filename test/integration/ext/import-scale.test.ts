@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeDocuments, encodeDocuments, importStream, type Document } from '../../../internal/ext';
-import { useFreshStore } from './helpers';
+import { useStore } from '../../support/store';
 
 /**
  * 10,000 flags in one import on SQLite, in-process: all of them arrive, in one transaction,
@@ -8,7 +8,7 @@ import { useFreshStore } from './helpers';
  */
 
 describe('a large import', () => {
-  const ctx = useFreshStore();
+  const ctx = useStore();
 
   it('imports 10,000 flags in one go', async () => {
     const { store } = ctx;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeDocuments, encodeDocuments, exportDocuments, importStream, type Encoding } from '../../../internal/ext';
 import type { ConstraintInput, Store } from '../../../internal/storage';
-import { ALL, freshStore, type Fresh } from './helpers';
+import { ALL, openTestStore, type TestStore } from '../../support/store';
 
 /** A namespace with every kind of object: export → import into a fresh database → export again gives the same. */
 
@@ -67,9 +67,9 @@ async function buildEverything(store: Store): Promise<void> {
 }
 
 describe('round trip', () => {
-  const opened: Fresh[] = [];
+  const opened: TestStore[] = [];
   const open = async () => {
-    const fresh = await freshStore();
+    const fresh = await openTestStore();
     opened.push(fresh);
     return fresh.store;
   };

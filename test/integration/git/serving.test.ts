@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everyoneGets } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
-import { ApiClient, expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { ApiClient, expectStatus, useServer } from '../../support/server';
 
 /**
  * With Git environments configured, flag state comes from Git: every evaluation surface and
@@ -75,21 +75,16 @@ const member = { namespaceKey: 'shop', flagKey: 'colour', entityId: 'user-1', co
 
 describe('serving flags from Git environments', () => {
   let remote: GitRemote;
-  let server: TestServer;
-  let api: ApiClient;
-  let stagingApi: ApiClient;
-
   beforeAll(async () => {
     remote = await startGitRemote();
     remote.commit({ 'prod/shop/features.yaml': production('blue'), 'staging/shop/features.yaml': staging });
-    server = await startTestServer(gitEnv(remote.url));
-    api = new ApiClient(server.url);
-    stagingApi = api.withHeaders({ 'X-Flipt-Environment': 'staging' });
   });
   afterAll(async () => {
-    await server?.stop();
     await remote?.close();
   });
+  const server = useServer(() => gitEnv(remote.url));
+  const api = server.api;
+  const stagingApi = api.withHeaders({ 'X-Flipt-Environment': 'staging' });
 
   it('evaluates from the default environment without the header (fast lane, Fastify route, batch, legacy)', async () => {
     const variant = expectStatus(await api.post('/evaluate/v1/variant', member), 200);
@@ -226,19 +221,16 @@ describe('serving flags from Git environments', () => {
 
 describe('Git environments with authentication required', () => {
   let remote: GitRemote;
-  let server: TestServer;
-
   beforeAll(async () => {
     remote = await startGitRemote();
     remote.commit({ 'prod/shop/features.yaml': production('blue') });
-    server = await startTestServer(
-      gitEnv(remote.url, { PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'boot-secret' }),
-    );
   });
   afterAll(async () => {
-    await server?.stop();
     await remote?.close();
   });
+  const server = useServer(() =>
+    gitEnv(remote.url, { PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'boot-secret' }),
+  );
 
   it('tokens still live in the database: created through the API, they open the Git-backed surfaces', async () => {
     const anonymous = new ApiClient(server.url);

@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../internal/config';
-import { startService } from '../../../internal/service';
-import { silentLogger } from '../../../internal/telemetry';
 import { freePort } from '../../support/cli';
 import { holdRequest } from '../../support/held-request';
-import { startTestServer, type TestServer } from '../../support/server';
-import { HealthClient } from './grpc-client';
+import { startServer, type TestServer } from '../../support/server';
+import { HealthClient } from '../../support/grpc-health-client';
 
 /**
  * Health over HTTP and over the gRPC health protocol (a real @grpc/grpc-js client), in every
@@ -29,7 +26,7 @@ describe('health while serving', () => {
   afterEach(async () => server?.stop());
 
   it('HTTP 200 SERVING, gRPC Check SERVING for "", flipt.Flipt and pennon; unknown names are NOT_FOUND', async () => {
-    server = await startTestServer();
+    server = await startServer();
     expect(server.service.grpcPort).toBeGreaterThan(0);
     const http = await server.api.get('/health');
     expect([http.status, http.body]).toEqual([200, { status: 'SERVING' }]);
@@ -50,22 +47,22 @@ describe('health while serving', () => {
   });
 
   it('is public even when authentication is required', async () => {
-    server = await startTestServer({ PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
+    server = await startServer({ PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
     expect((await server.api.get('/api/v1/flags')).status).toBe(401);
     expect((await server.api.get('/health')).status).toBe(200);
     expect(await grpcClient(server.service.grpcPort).check('')).toBe('SERVING');
   });
 
   it('refuses to start on a gRPC port in use, naming it, and leaves nothing listening', async () => {
-    const blocker = await startTestServer();
+    const blocker = await startServer();
     try {
       const taken = String(blocker.service.grpcPort);
-      await expect(startTestServer({ PENNON_SERVER_GRPC_PORT: taken })).rejects.toThrow(new RegExp(`server\\.grpc_port ${taken} on 127\\.0\\.0\\.1 is in use`));
+      await expect(startServer({ PENNON_SERVER_GRPC_PORT: taken })).rejects.toThrow(new RegExp(`server\\.grpc_port ${taken} on 127\\.0\\.0\\.1 is in use`));
       // An HTTP port in use closes the gRPC server it had opened: the port is free again.
       const grpcPort = await freePort();
       const httpTaken = new URL(blocker.url).port;
-      await expect(startTestServer({ PENNON_SERVER_HTTP_PORT: httpTaken, PENNON_SERVER_GRPC_PORT: String(grpcPort) })).rejects.toThrow(/server\.http_port .* in use \(EADDRINUSE\)/);
-      server = await startTestServer({ PENNON_SERVER_GRPC_PORT: String(grpcPort) });
+      await expect(startServer({ PENNON_SERVER_HTTP_PORT: httpTaken, PENNON_SERVER_GRPC_PORT: String(grpcPort) })).rejects.toThrow(/server\.http_port .* in use \(EADDRINUSE\)/);
+      server = await startServer({ PENNON_SERVER_GRPC_PORT: String(grpcPort) });
       expect(server.service.grpcPort).toBe(grpcPort);
     } finally {
       await blocker.stop();
@@ -76,16 +73,16 @@ describe('health while serving', () => {
 describe('health while starting', () => {
   it('answers NOT_SERVING on HTTP and gRPC while the database refuses connections, and stops cleanly when asked', async () => {
     const [httpPort, grpcPort, deadPort] = await Promise.all([freePort(), freePort(), freePort()]);
-    const { config } = loadConfig({
-      env: {
+    const abort = new AbortController();
+    const starting = startServer(
+      {
         PENNON_SERVER_HOST: '127.0.0.1',
         PENNON_SERVER_HTTP_PORT: String(httpPort),
         PENNON_SERVER_GRPC_PORT: String(grpcPort),
         PENNON_DB_URL: `postgres://postgres@127.0.0.1:${deadPort}/pennon`, // nothing listens there
       },
-    });
-    const abort = new AbortController();
-    const starting = startService(config, silentLogger(), undefined, { signal: abort.signal });
+      { signal: abort.signal },
+    );
     starting.catch(() => undefined);
 
     const grpc = grpcClient(grpcPort);
@@ -117,7 +114,7 @@ describe('health while starting', () => {
 
 describe('health while draining', () => {
   it('turns NOT_SERVING at once on stop(), finishes the request in flight, answers a pipelined /health with 503, refuses new connections', async () => {
-    const server = await startTestServer({ PENNON_SERVER_SHUTDOWN_TIMEOUT: '5s' });
+    const server = await startServer({ PENNON_SERVER_SHUTDOWN_TIMEOUT: '5s' });
     const port = Number(new URL(server.url).port);
     const grpc = grpcClient(server.service.grpcPort);
     const watch = grpc.watch('');
@@ -150,7 +147,7 @@ describe('health while draining', () => {
   });
 
   it('cuts a request still in flight at shutdown_timeout', async () => {
-    const server = await startTestServer({ PENNON_SERVER_SHUTDOWN_TIMEOUT: '300ms' });
+    const server = await startServer({ PENNON_SERVER_SHUTDOWN_TIMEOUT: '300ms' });
     const conn = await holdRequest(Number(new URL(server.url).port), 'POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Length: 100', '{"key"');
     const started = performance.now();
     await server.stop();

@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../internal/config';
-import { startService, type RunningService } from '../../../internal/service';
-import { silentLogger } from '../../../internal/telemetry';
 import { backends, POSTGRES_URL, postgresAdmin, unless } from '../../support/backends';
 import { freePort } from '../../support/cli';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
-import { HealthClient } from './grpc-client';
+import { expectStatus, startServer, type TestServer } from '../../support/server';
+import { HealthClient } from '../../support/grpc-health-client';
 
 /**
  * Health when the store is down, on a PostgreSQL database of its own that the test cuts
@@ -49,7 +46,7 @@ describe.skipIf(POSTGRES_URL === '')(unless('health with the PostgreSQL store do
   afterAll(async () => postgresAdmin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
 
   it('is NOT_SERVING while the database is down and no snapshot is held, SERVING (with the problem) once one is', async () => {
-    const server: TestServer = await startTestServer({ PENNON_DB_URL: dbUrl(), PENNON_EVALUATION_REFRESH_INTERVAL: '200ms' });
+    const server: TestServer = await startServer({ PENNON_DB_URL: dbUrl(), PENNON_EVALUATION_REFRESH_INTERVAL: '200ms' });
     try {
       const grpc = new HealthClient(server.service.grpcPort);
       clients.push(grpc);
@@ -90,11 +87,8 @@ describe.skipIf(POSTGRES_URL === '')(unless('health with the PostgreSQL store do
   it('starts while the database refuses connections: NOT_SERVING until it allows them, then SERVING', async () => {
     await cut();
     const [httpPort, grpcPort] = await Promise.all([freePort(), freePort()]);
-    const { config } = loadConfig({
-      env: { PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: String(httpPort), PENNON_SERVER_GRPC_PORT: String(grpcPort), PENNON_DB_URL: dbUrl() },
-    });
-    const starting = startService(config, silentLogger());
-    let service: RunningService | undefined;
+    const starting = startServer({ PENNON_SERVER_HTTP_PORT: String(httpPort), PENNON_SERVER_GRPC_PORT: String(grpcPort), PENNON_DB_URL: dbUrl() });
+    let service: TestServer | undefined;
     try {
       const grpc = new HealthClient(grpcPort);
       clients.push(grpc);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, POSTGRES_URL, postgresAdmin, unless } from '../../support/backends';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, useServer } from '../../support/server';
 
 /**
  * The database connection cut in the middle of a test: every backend of the test database is
@@ -24,29 +24,28 @@ async function restore(): Promise<void> {
 }
 
 describe.skipIf(POSTGRES_URL === '')(unless('PostgreSQL outage under a running server', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL }), () => {
-  let server: TestServer;
-  let app: TestServer['api'];
   const TOKEN = 'outage-bootstrap-token';
-
-  beforeAll(async () => {
-    await admin(`CREATE DATABASE ${database}`);
+  const databaseUrl = () => {
     const url = new URL(POSTGRES_URL);
     url.pathname = `/${database}`;
-    server = await startTestServer({
-      PENNON_DB_URL: url.toString(),
-      PENNON_AUTHENTICATION_REQUIRED: 'true',
-      PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-      PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: TOKEN,
-      PENNON_EVALUATION_REFRESH_INTERVAL: '200ms',
-    });
-    app = server.api.withHeaders({ authorization: `Bearer ${TOKEN}` });
+    return url.toString();
+  };
+
+  // Hooks after the server's run first: the database is given back, the server stops, then it is dropped.
+  beforeAll(() => admin(`CREATE DATABASE ${database}`));
+  afterAll(() => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+  const server = useServer(() => ({
+    PENNON_DB_URL: databaseUrl(),
+    PENNON_AUTHENTICATION_REQUIRED: 'true',
+    PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
+    PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: TOKEN,
+    PENNON_EVALUATION_REFRESH_INTERVAL: '200ms',
+  }));
+  const app = server.api.withHeaders({ authorization: `Bearer ${TOKEN}` });
+  beforeAll(async () => {
     expectStatus(await app.post('/api/v1/flags', { key: 'f', name: 'F', type: 'BOOLEAN_FLAG_TYPE', enabled: true }), 200);
   });
-  afterAll(async () => {
-    await restore().catch(() => undefined);
-    await server?.stop();
-    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  });
+  afterAll(() => restore().catch(() => undefined));
 
   const evaluate = () => app.post('/evaluate/v1/boolean', { flagKey: 'f', entityId: 'e', context: {} });
 

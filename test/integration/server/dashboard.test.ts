@@ -1,9 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dashboardFiles } from '../../../internal/server/dashboard/assets';
-import { startTestServer, type TestServer } from '../../support/server';
+import { startServer, useServer } from '../../support/server';
 
 /**
  * The dashboard as the server delivers it (dist/web, built by the global setup): at `/`, with
@@ -17,13 +17,7 @@ async function get(url: string, headers: Record<string, string> = {}) {
 }
 
 describe('the dashboard at /', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'dash-secret' });
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useServer({ PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'dash-secret' });
 
   it('serves index.html with nosniff, a self-only CSP and no caching, without a token', async () => {
     const res = await get(`${server.url}/`);
@@ -75,7 +69,7 @@ describe('the dashboard at /', () => {
 
 describe('ui.enabled: false', () => {
   it('serves no dashboard: / is Flipt’s JSON 404', async () => {
-    const server = await startTestServer({ PENNON_UI_ENABLED: 'false' });
+    const server = await startServer({ PENNON_UI_ENABLED: 'false' });
     try {
       const res = await get(`${server.url}/`);
       expect(res.status).toBe(404);

@@ -1,25 +1,11 @@
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../internal/config';
-import { startService, type RunningService } from '../../../internal/service';
-import { backends } from '../../support/backends';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../../support/server';
 
 /** Every error response carries X-Request-Id, and the log line about it carries the same id. */
 describe('request ids in error responses and logs', () => {
   const lines: Record<string, unknown>[] = [];
-  let service: RunningService;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const db = await backends()[0].create();
-    cleanup = db.cleanup;
-    const { config } = loadConfig({ env: { PENNON_DB_URL: db.url, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0' } });
-    service = await startService(config, pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) }));
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await cleanup?.();
-  });
+  const service = useServer({}, { logger: pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) }) });
 
   it.each([
     ['GET', '/api/v1/flags/missing', undefined, 404],

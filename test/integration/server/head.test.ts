@@ -1,12 +1,9 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../internal/config';
-import { startService } from '../../../internal/service';
-import { silentLogger } from '../../../internal/telemetry';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../support/cli';
 import { parseResponse, rawRequest, type RawResponse } from '../../support/raw-http';
 import { fillTemplate, routeTemplates } from '../../support/route-templates';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, useServer } from '../../support/server';
 
 /**
  * HEAD answers exactly what GET would — status and headers (Content-Length, Content-Encoding,
@@ -32,11 +29,10 @@ async function headAndGet(url: string, path: string, headers: Record<string, str
 }
 
 describe('HEAD on every GET route', () => {
-  let server: TestServer;
+  const server = useServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    server = await startTestServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
     const api = server.api;
     // Enough flags for a list above the 1 KiB gzip threshold.
     for (let i = 0; i < 30; i++) expectStatus(await api.post('/api/v1/flags', { key: `head-${i}`, name: `Flag number ${i} for HEAD` }), 200);
@@ -47,9 +43,6 @@ describe('HEAD on every GET route', () => {
     expectStatus(await api.post('/api/v1/flags', { key: 'head-bool', name: 'Boolean', type: 'BOOLEAN_FLAG_TYPE' }), 200);
     ids.rollouts = expectStatus(await api.post('/api/v1/namespaces/default/flags/head-bool/rollouts', { rank: 1, threshold: { percentage: 50, value: true } }), 200).id;
     ids.tokens = expectStatus(await api.post('/auth/v1/method/token', { name: 'head' }), 200).authentication.id;
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   /** A seeded value for a path parameter, by the collection the parameter is in. */
@@ -126,16 +119,16 @@ describe('HEAD on every GET route', () => {
 describe('HEAD /health from the health lane', () => {
   it('while starting: 503 with the same headers as GET, no body', async () => {
     const [httpPort, grpcPort, deadPort] = await Promise.all([freePort(), freePort(), freePort()]);
-    const { config } = loadConfig({
-      env: {
+    const abort = new AbortController();
+    const starting = startServer(
+      {
         PENNON_SERVER_HOST: '127.0.0.1',
         PENNON_SERVER_HTTP_PORT: String(httpPort),
         PENNON_SERVER_GRPC_PORT: String(grpcPort),
         PENNON_DB_URL: `postgres://postgres@127.0.0.1:${deadPort}/pennon`, // nothing listens there: the instance stays starting
       },
-    });
-    const abort = new AbortController();
-    const starting = startService(config, silentLogger(), undefined, { signal: abort.signal });
+      { signal: abort.signal },
+    );
     starting.catch(() => undefined);
     try {
       const url = `http://127.0.0.1:${httpPort}`;
@@ -162,7 +155,7 @@ describe('HEAD /health from the health lane', () => {
 
 describe('HEAD /health while draining', () => {
   it('is answered by the health lane: 503, Content-Length of the report, Connection: close, no body', async () => {
-    const server = await startTestServer({ PENNON_SERVER_SHUTDOWN_TIMEOUT: '5s' });
+    const server = await startServer({ PENNON_SERVER_SHUTDOWN_TIMEOUT: '5s' });
     const port = Number(new URL(server.url).port);
     // A request in flight keeps the server draining; a HEAD /health is pipelined behind it.
     const body = JSON.stringify({ key: 'inflight', name: 'In flight' });

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, startServer, useServer, type TestServer } from '../../support/server';
 
 /** Request limits, CORS and /meta/config over a real server. */
 
@@ -23,13 +23,7 @@ function raw(url: string, bytes: string): Promise<string> {
 }
 
 describe('request limits', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'secret-bootstrap' });
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useServer({ PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'secret-bootstrap' });
 
   const big = JSON.stringify({ key: 'big', name: 'x'.repeat(6 * 1024 * 1024) });
 
@@ -50,7 +44,7 @@ describe('request limits', () => {
   });
 
   it('takes its body limit from server.max_body_bytes', async () => {
-    const small = await startTestServer({ PENNON_SERVER_MAX_BODY_BYTES: '2048' });
+    const small = await startServer({ PENNON_SERVER_MAX_BODY_BYTES: '2048' });
     try {
       expect((await small.api.post('/api/v1/flags', { key: 'f', name: 'x'.repeat(4096) })).status).toBe(413);
       expect((await small.api.post('/evaluate/v1/variant', { flagKey: 'f', entityId: 'x'.repeat(4096) })).status).toBe(413);
@@ -88,7 +82,7 @@ describe('CORS', () => {
     });
 
   it('is off by default', async () => {
-    const server = await startTestServer();
+    const server = await startServer();
     try {
       const res = await evaluate(server, 'https://app.example');
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -98,7 +92,7 @@ describe('CORS', () => {
   });
 
   it('with cors.enabled and Flipt’s defaults: any origin, Flipt’s headers, on the fast lane’s routes too', async () => {
-    const server = await startTestServer({ PENNON_CORS_ENABLED: 'true' });
+    const server = await startServer({ PENNON_CORS_ENABLED: 'true' });
     try {
       const pre = await preflight(server, 'https://app.example');
       expect(pre.status).toBe(204);
@@ -119,7 +113,7 @@ describe('CORS', () => {
   });
 
   it('with cors.allowed_origins: only those origins are allowed', async () => {
-    const server = await startTestServer({ PENNON_CORS_ENABLED: 'true', PENNON_CORS_ALLOWED_ORIGINS: 'https://a.example https://b.example' });
+    const server = await startServer({ PENNON_CORS_ENABLED: 'true', PENNON_CORS_ALLOWED_ORIGINS: 'https://a.example https://b.example' });
     try {
       expect((await evaluate(server, 'https://b.example')).headers.get('access-control-allow-origin')).toBe('https://b.example');
       expect((await evaluate(server, 'https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DRAIN_MS, drainBound } from '../../../internal/server/oversized';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, useServer } from '../../support/server';
 import { upload, type UploadResult } from '../../support/upload';
 
 /**
@@ -34,17 +34,13 @@ function problemOf(result: UploadResult, path: string, clean = true): string | n
 }
 
 describe('oversized request bodies', () => {
-  let server: TestServer;
+  const server = useServer({ PENNON_SERVER_MAX_BODY_BYTES: String(LIMIT) });
   /** The server's side of every connection, to see how much of an upload it read. */
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({ PENNON_SERVER_MAX_BODY_BYTES: String(LIMIT) });
     server.service.app.server.on('connection', (socket: Socket) => sockets.push(socket));
     expectStatus(await server.api.post('/api/v1/flags', { key: 'big', name: 'Big' }), 200);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   const ROUTES = [

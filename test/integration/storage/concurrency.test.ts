@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PennonError } from '../../../internal/core';
 import { backends } from '../../support/backends';
-import { flagInput, flagWithSegment, oneTo, prng, rolloutRanks, ruleInput, ruleRanks, useStore } from './harness';
+import { flagInput, flagWithSegment, oneTo, prng, rolloutRanks, ruleInput, ruleRanks, useStore } from '../../support/store';
 
 /**
  * Writes to one flag that race each other must still leave ranks dense and unique: every write

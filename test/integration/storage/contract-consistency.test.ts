@@ -13,7 +13,7 @@ import {
   segmentInput,
   useStore,
   variantInput,
-} from './harness';
+} from '../../support/store';
 
 /**
  * The storage contract, part 3: cascades, paging, revisions and transactions.

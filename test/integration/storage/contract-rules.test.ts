@@ -12,7 +12,7 @@ import {
   ruleRanks,
   segmentInput,
   useStore,
-} from './harness';
+} from '../../support/store';
 
 /**
  * The storage contract, part 2: rules (dense ranks 1..n), distributions and rollouts.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backends } from '../../support/backends';
-import { ALL, constraintInput, expectPennonError, flagInput, ruleInput, segmentInput, useStore } from './harness';
+import { ALL, constraintInput, expectPennonError, flagInput, ruleInput, segmentInput, useStore } from '../../support/store';
 
 /**
  * The storage contract, part 1 continued: segments and their constraints (and the rules and rollouts that

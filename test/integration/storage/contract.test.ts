@@ -9,7 +9,7 @@ import {
   segmentInput,
   useStore,
   variantInput,
-} from './harness';
+} from '../../support/store';
 
 /**
  * The storage contract, part 1: namespaces, flags and variants (segments and constraints:

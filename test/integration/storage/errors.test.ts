@@ -3,7 +3,7 @@ import { PennonError } from '../../../internal/core';
 import { openDatabase, storeFor, type SqlStore } from '../../../internal/storage/sql';
 import { systemClock } from '../../../internal/core';
 import { backends } from '../../support/backends';
-import { expectPennonError, flagInput, segmentInput, useStore, variantInput } from './harness';
+import { expectPennonError, flagInput, segmentInput, useStore, variantInput } from '../../support/store';
 
 /**
  * Driver errors reach callers as domain errors, on every back end: unique → invalid "… is not

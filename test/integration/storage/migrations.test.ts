@@ -11,7 +11,7 @@ import {
   type Connection,
 } from '../../../internal/storage';
 import { backends } from '../../support/backends';
-import { flagInput } from './harness';
+import { flagInput } from '../../support/store';
 
 /**
  * Schema management: a fresh database is migrated by prepareSchema; an existing database that is

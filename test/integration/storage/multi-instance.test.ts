@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { PennonError, systemClock } from '../../../internal/core';
 import { openDatabase, prepareSchema, storeFor, type Connection, type SqlStore } from '../../../internal/storage/sql';
 import { describeOnExternal } from '../../support/backends';
-import { flagInput, oneTo, prng, ruleInput, ruleRanks, segmentInput } from './harness';
+import { flagInput, oneTo, prng, ruleInput, ruleRanks, segmentInput } from '../../support/store';
 
 /**
  * Several instances on one external database: two Connections (two pools, as two processes

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PennonError, systemClock } from '../../../internal/core';
 import { openDatabase, prepareSchema, storeFor, type Connection, type SqlStore } from '../../../internal/storage/sql';
 import { MYSQL_URL, POSTGRES_URL, mysqlAdmin, postgresAdmin, unless } from '../../support/backends';
-import { flagInput } from './harness';
+import { flagInput } from '../../support/store';
 
 /**
  * The database going away under a running store: statements fail as Unavailable (503), the

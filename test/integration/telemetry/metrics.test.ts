@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { backend, POSTGRES_URL, unless } from '../../support/backends';
-import { expectStatus, startTestServer, type TestServer } from '../../support/server';
+import { expectStatus, startServer, useServer, type TestServer } from '../../support/server';
 
 /** Scrape, evaluate, scrape again: the counters moved, with Flipt's labels, under the configured prefix. */
 
@@ -28,13 +28,9 @@ async function seed(server: TestServer): Promise<void> {
 }
 
 describe('/metrics', () => {
-  let server: TestServer;
+  const server = useServer();
   beforeAll(async () => {
-    server = await startTestServer();
     await seed(server);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   const scrape = async () => {
@@ -94,7 +90,7 @@ describe('/metrics', () => {
 
 describe('metrics settings', () => {
   it('metrics.namespace renames every Pennon metric (flipt keeps Flipt dashboards working)', async () => {
-    const server = await startTestServer({ PENNON_METRICS_NAMESPACE: 'flipt' });
+    const server = await startServer({ PENNON_METRICS_NAMESPACE: 'flipt' });
     try {
       await seed(server);
       expectStatus(await server.api.post('/evaluate/v1/variant', { flagKey: 'colour', entityId: 'e', context: {} }), 200);
@@ -107,7 +103,7 @@ describe('metrics settings', () => {
   });
 
   it('metrics.enabled: false removes the endpoint', async () => {
-    const server = await startTestServer({ PENNON_METRICS_ENABLED: 'false' });
+    const server = await startServer({ PENNON_METRICS_ENABLED: 'false' });
     try {
       expect((await server.api.get('/metrics')).status).toBe(404);
     } finally {
@@ -117,7 +113,7 @@ describe('metrics settings', () => {
 
   it.skipIf(POSTGRES_URL === '')(unless('reports the database pool', { PENNON_TEST_POSTGRES_URL: POSTGRES_URL }), async () => {
     const db = await backend('postgres').create();
-    const server = await startTestServer({ PENNON_DB_URL: db.url });
+    const server = await startServer({ PENNON_DB_URL: db.url });
     try {
       expectStatus(await server.api.get('/api/v1/namespaces'), 200);
       const text = (await server.api.get('/metrics')).text;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectStatus, startTestServer, type ApiClient, type TestServer } from '../../support/server';
+import { expectStatus, startServer, type ApiClient, type TestServer } from '../../support/server';
 import { OtlpGrpcReceiver, OtlpHttpReceiver, type ReceivedSpan } from '../../support/otlp';
 
 /**
@@ -45,7 +45,7 @@ describe('tracing over OTLP/HTTP', () => {
 
   it('exports a span per request (parent from traceparent), per evaluation, per query', async () => {
     receiver = await new OtlpHttpReceiver().start();
-    server = await startTestServer({
+    server = await startServer({
       PENNON_TRACING_ENABLED: 'true',
       PENNON_TRACING_OTLP_ENDPOINT: receiver.url,
       PENNON_TRACING_OTLP_HEADERS_AUTHORIZATION: 'Bearer k1',
@@ -166,7 +166,7 @@ describe('tracing over OTLP/HTTP', () => {
 
   it('sampling_ratio 0 exports no spans for new traces', async () => {
     receiver = await new OtlpHttpReceiver().start();
-    server = await startTestServer({ PENNON_TRACING_ENABLED: 'true', PENNON_TRACING_OTLP_ENDPOINT: receiver.url, PENNON_TRACING_SAMPLING_RATIO: '0' });
+    server = await startServer({ PENNON_TRACING_ENABLED: 'true', PENNON_TRACING_OTLP_ENDPOINT: receiver.url, PENNON_TRACING_SAMPLING_RATIO: '0' });
     await seedFlag(server.api, 'colour');
     expectStatus(await server.api.post('/evaluate/v1/variant', { flagKey: 'colour', entityId: 'e1' }), 200);
     await server.stop();
@@ -176,7 +176,7 @@ describe('tracing over OTLP/HTTP', () => {
 
   it('tracing disabled: no spans and not even a connection to the collector', async () => {
     receiver = await new OtlpHttpReceiver().start();
-    server = await startTestServer({ PENNON_TRACING_OTLP_ENDPOINT: receiver.url });
+    server = await startServer({ PENNON_TRACING_OTLP_ENDPOINT: receiver.url });
     await seedFlag(server.api, 'colour');
     expectStatus(await server.api.withHeaders({ traceparent: traceparent().header }).post('/evaluate/v1/variant', { flagKey: 'colour', entityId: 'e1' }), 200);
     await server.stop();
@@ -186,7 +186,7 @@ describe('tracing over OTLP/HTTP', () => {
 
   it('propagators [none]: an incoming traceparent is ignored', async () => {
     receiver = await new OtlpHttpReceiver().start();
-    server = await startTestServer({ PENNON_TRACING_ENABLED: 'true', PENNON_TRACING_OTLP_ENDPOINT: receiver.url, PENNON_TRACING_PROPAGATORS: 'none' });
+    server = await startServer({ PENNON_TRACING_ENABLED: 'true', PENNON_TRACING_OTLP_ENDPOINT: receiver.url, PENNON_TRACING_PROPAGATORS: 'none' });
     const t = traceparent();
     expectStatus(await server.api.withHeaders({ traceparent: t.header }).get('/api/v1/namespaces'), 200);
     await server.stop();
@@ -200,7 +200,7 @@ describe('tracing over OTLP/HTTP', () => {
 describe('tracing over OTLP/gRPC', () => {
   it('exports to grpc://host:port with the configured headers as metadata', async () => {
     const receiver = await new OtlpGrpcReceiver().start();
-    const server = await startTestServer({
+    const server = await startServer({
       PENNON_TRACING_ENABLED: 'true',
       PENNON_TRACING_OTLP_ENDPOINT: `grpc://${receiver.address}`,
       PENNON_TRACING_OTLP_HEADERS_AUTHORIZATION: 'Bearer k2',

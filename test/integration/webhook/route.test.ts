@@ -6,9 +6,10 @@ import { evaluateVariant } from '../../../internal/evaluation';
 import type { GitEnvironment, GitRepository } from '../../../internal/git';
 import { everyoneGets, testLicence } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
-import { startTestServer, type TestServer } from '../../support/server';
+import { startServer, type TestServer, useServer } from '../../support/server';
 import { upload } from '../../support/upload';
 import { buildDelivery, SCM_OF, TEST_WEBHOOK_SECRET, type BuiltDelivery, type DeliveryKind } from '../../support/webhook-deliveries';
+import { until } from '../../support/wait';
 
 /**
  * POST /api/v2/webhooks/{environment} end to end: a real Git remote on loopback, a real server
@@ -93,17 +94,8 @@ async function untilEvaluated(server: TestServer, environment: string, expected:
   }
 }
 
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('POST /api/v2/webhooks/{environment} with a licence', () => {
   let remote: GitRemote;
-  let server: TestServer;
   let prod: GitEnvironment;
   let repository: GitRepository;
   let remoteClosed = false;
@@ -111,13 +103,14 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
   beforeAll(async () => {
     remote = await startGitRemote();
     remote.commit(files('blue'));
-    server = await startTestServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
-    prod = server.service.environments!.get('prod')!;
-    repository = server.service.environments!.repositories.get('flags')!;
   });
   afterAll(async () => {
-    await server?.stop();
     if (!remoteClosed) await remote?.close();
+  });
+  const server = useServer(() => gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
+  beforeAll(() => {
+    prod = server.service.environments!.get('prod')!;
+    repository = server.service.environments!.repositories.get('flags')!;
   });
 
   it('starts with the first commit (fetched at start)', () => {
@@ -257,7 +250,7 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
     } finally {
       release();
     }
-    await until(() => prod.snapshot.commit === last, 15_000);
+    await until(() => prod.snapshot.commit === last, 'the environment is at the last commit', 15_000);
     await repository.idle(); // the queued fetch, too, has run
     expect(repository.fetchRuns - runs).toBe(2);
     expect(colourOf(prod)).toBe('purple');
@@ -294,7 +287,7 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
     const forged = licence().replace(/^./, (c) => (c === 'e' ? 'f' : 'e'));
     const expired = licence(['webhook'], '2020-01-01T00:00:00Z');
     for (const extra of [{}, { PENNON_LICENSE_KEY: licence([]) }, { PENNON_LICENSE_KEY: expired }, { PENNON_LICENSE_KEY: forged }] as Record<string, string>[]) {
-      const server = await startTestServer(gitEnv(remote.url, extra));
+      const server = await startServer(gitEnv(remote.url, extra));
       servers.push(server);
       expect(colourOf(server.service.environments!.get('prod')!)).toBe('blue'); // environments still served from Git
       const res = await deliver(server, 'prod', buildDelivery('github'));
@@ -303,7 +296,7 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
   });
 
   it('answers 503 once the server is draining', async () => {
-    const server = await startTestServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
+    const server = await startServer(gitEnv(remote.url, { PENNON_LICENSE_KEY: licence() }));
     servers.push(server);
     const delivery = buildDelivery('github');
     const stopping = server.service.stop(); // health turns draining at once
@@ -314,7 +307,7 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
   });
 
   it('needs no API token when authentication is required, and its metrics follow metrics.namespace', async () => {
-    const server = await startTestServer(
+    const server = await startServer(
       gitEnv(remote.url, {
         PENNON_LICENSE_KEY: licence(),
         PENNON_AUTHENTICATION_REQUIRED: 'true',
@@ -333,7 +326,7 @@ describe('POST /api/v2/webhooks/{environment} without the licence', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pennon-licence-'));
     const file = join(dir, 'licence.txt');
     writeFileSync(file, `${licence()}\n`);
-    const server = await startTestServer(gitEnv(remote.url, { PENNON_LICENSE_FILE: file }));
+    const server = await startServer(gitEnv(remote.url, { PENNON_LICENSE_FILE: file }));
     servers.push(server);
     const res = await deliver(server, 'prod', buildDelivery('github', { event: 'ping' }));
     expect(res.status).toBe(200);

@@ -1,42 +1,62 @@
 import { afterEach, beforeEach, expect } from 'vitest';
-import { PennonError, systemClock, type ErrorKind } from '../../../internal/core';
-import {
-  openDatabase,
-  prepareSchema,
-  storeFor,
-  type ConstraintInput,
-  type Connection,
-  type FlagCreateInput,
-  type FlagUpdateInput,
-  type RuleInput,
-  type SegmentInput,
-  type Store,
-  type VariantInput,
-} from '../../../internal/storage';
-import type { Backend } from '../../support/backends';
+import { loadConfig } from '../../internal/config';
+import { PennonError, type ErrorKind } from '../../internal/core';
+import { compose } from '../../internal/service/compose';
+import type {
+  ConstraintInput,
+  Connection,
+  FlagCreateInput,
+  FlagUpdateInput,
+  RuleInput,
+  SegmentInput,
+  Store,
+  VariantInput,
+} from '../../internal/storage';
+import { backends, type Backend } from './backends';
 
 /**
- * Shared set-up for the storage contract suites: every test gets a fresh, empty database of
- * the backend under test, migrated by `prepareSchema`, and a store built by `storeFor`.
+ * A store over a fresh, empty database of a back end (SQLite unless told), schema prepared, opened
+ * as the CLI opens one (compose, database `prepared`); plus the inputs and checks the storage
+ * and import/export suites share.
  */
-export interface StoreFixture {
+export interface TestStore {
   connection: Connection;
   store: Store;
+  /** Closes the store and drops its database. */
+  close(): Promise<void>;
 }
 
-export function useStore(backend: Backend): StoreFixture {
-  const fixture = {} as StoreFixture;
-  let cleanup: (() => Promise<void>) | undefined;
+export async function openTestStore(backend: Backend = backends()[0]): Promise<TestStore> {
+  const db = await backend.create();
+  try {
+    const { config } = loadConfig({ env: { PENNON_DB_URL: db.url } });
+    const { connection, store, close } = await compose(config, { only: 'database', database: 'prepared' });
+    return {
+      connection,
+      store,
+      async close() {
+        await close();
+        await db.cleanup();
+      },
+    };
+  } catch (err) {
+    await db.cleanup();
+    throw err;
+  }
+}
+
+/** A fresh store for every test of the enclosing suite: read `t.store` and `t.connection` inside tests. */
+export function useStore(backend: Backend = backends()[0]): Omit<TestStore, 'close'> {
+  const fixture = {} as Omit<TestStore, 'close'>;
+  let current: TestStore | undefined;
   beforeEach(async () => {
-    const db = await backend.create();
-    cleanup = db.cleanup;
-    fixture.connection = openDatabase(db.url);
-    await prepareSchema(fixture.connection);
-    fixture.store = storeFor(fixture.connection, systemClock());
+    current = await openTestStore(backend);
+    fixture.connection = current.connection;
+    fixture.store = current.store;
   });
   afterEach(async () => {
-    await fixture.connection?.close();
-    await cleanup?.();
+    await current?.close();
+    current = undefined;
   });
   return fixture;
 }

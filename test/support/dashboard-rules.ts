@@ -1,12 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
-import { startDashboard, stopDashboard } from '../../support/dashboard';
-import { expectStatus, type TestServer } from '../../support/server';
+import { startDashboard, stopDashboard } from './dashboard';
+import { unique } from './resources';
+import { expectStatus, type TestServer } from './server';
 
 /** Seeding and reading back rules and rollouts for the rules and rollouts browser tests. */
-
-/** A key of its own per attempt: a retried test runs against the same server. */
-let serial = 0;
-export const unique = (key: string) => `${key}-${Date.now().toString(36)}${(serial++).toString(36)}`;
 
 export interface Rule {
   id: string;

@@ -1,4 +1,4 @@
-import { expectStatus, type ApiClient } from '../../support/server';
+import { expectStatus, type ApiClient } from './server';
 
 /**
  * Seeds the fixture every client test uses, through the public

@@ -1,16 +1,13 @@
 import { expect } from 'vitest';
-import { expectStatus, type ApiClient, type ApiResponse } from '../../support/server';
+import { expectStatus, type ApiClient, type ApiResponse } from './server';
 
 /** RFC 3339 in UTC with 0, 3, 6 or 9 fractional digits, as protojson writes timestamps. */
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6}|\.\d{9})?Z$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let counter = 0;
-/** A key no other test uses (keys match Flipt's key pattern). */
-export function uniq(prefix: string): string {
-  counter += 1;
-  return `${prefix}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
-}
+let serial = 0;
+/** A key no other test or attempt has used (Flipt's key pattern): a retried test runs against the same server. */
+export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}${(serial++).toString(36)}`;
 
 /** Asserts Flipt's grpc-gateway error body exactly: `{code, message, details: []}`. */
 export function expectError(res: ApiResponse, status: number, message: string): void {
@@ -20,22 +17,22 @@ export function expectError(res: ApiResponse, status: number, message: string): 
 
 /** Creates a fresh namespace and returns its Family B prefix `/api/v1/namespaces/{ns}`. */
 export async function newNamespace(api: ApiClient, prefix = 'ns'): Promise<{ ns: string; p: string }> {
-  const ns = uniq(prefix);
+  const ns = unique(prefix);
   expectStatus(await api.post('/api/v1/namespaces', { key: ns, name: ns }), 200);
   return { ns, p: `/api/v1/namespaces/${ns}` };
 }
 
-export async function createSegment(api: ApiClient, p: string, key = uniq('seg')): Promise<string> {
+export async function createSegment(api: ApiClient, p: string, key = unique('seg')): Promise<string> {
   expectStatus(await api.post(`${p}/segments`, { key, name: key }), 200);
   return key;
 }
 
-export async function createFlag(api: ApiClient, p: string, type = 'VARIANT_FLAG_TYPE', key = uniq('flag')): Promise<string> {
+export async function createFlag(api: ApiClient, p: string, type = 'VARIANT_FLAG_TYPE', key = unique('flag')): Promise<string> {
   expectStatus(await api.post(`${p}/flags`, { key, name: key, type }), 200);
   return key;
 }
 
-export async function createVariant(api: ApiClient, p: string, flagKey: string, key = uniq('var')): Promise<string> {
+export async function createVariant(api: ApiClient, p: string, flagKey: string, key = unique('var')): Promise<string> {
   return expectStatus(await api.post(`${p}/flags/${flagKey}/variants`, { key }), 200).id as string;
 }
 

@@ -1,23 +1,18 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { ApiClient, expectStatus } from '../support/server';
+import { expectStatus, type ApiClient } from './server';
 
 /**
- * Helpers for the `pennon flag` end-to-end tests: the fixtures parsed independently of
- * internal/ext (the `yaml` package and JSON.parse), and a comparison of a parsed document with
- * what the HTTP API of a running server returns.
+ * Import/export documents through a server's HTTP API (the `pennon flag` end-to-end tests): the
+ * fixtures parsed independently of internal/ext (the `yaml` package and JSON.parse), and a
+ * comparison of parsed documents with what the API returns. (Through a store: documents-in-store.ts.)
  */
 
 /** The import documents and the data set's two namespaces (test/fixtures/ext/README.md). */
 export const IMPORT_DOCUMENTS = join(__dirname, '../fixtures/ext/import');
 export const DATASET = join(__dirname, '../fixtures/ext/dataset/full');
-
-export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
 
 type Json = any;
 export interface Doc {
@@ -76,19 +71,6 @@ export async function resetViaApi(api: ApiClient): Promise<void> {
   const { namespaces } = expectStatus(await api.get('/api/v1/namespaces'), 200);
   for (const ns of namespaces as { key: string }[]) expectStatus(await api.delete(`/api/v1/namespaces/${ns.key}?force=true`), 200);
   expectStatus(await api.post('/api/v1/namespaces', { key: 'default', name: 'Default', description: 'Default namespace' }), 200);
-}
-
-/** Polls until `check` stops throwing (the server sees other processes' writes within ~1 s). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
 
 const byRank = <T>(items: T[]): T[] =>

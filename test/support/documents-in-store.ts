@@ -1,51 +1,18 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect } from 'vitest';
-import { systemClock } from '../../../internal/core';
-import { encodingOf, goMarshal, namespaceKeyOf, sortKeysDeep, type Document, type Encoding } from '../../../internal/ext';
-import { openDatabase, prepareSchema, storeFor, type Connection, type ListParams, type ReadStore, type Store } from '../../../internal/storage';
+import { expect } from 'vitest';
+import { encodingOf, goMarshal, namespaceKeyOf, sortKeysDeep, type Document, type Encoding } from '../../internal/ext';
+import type { ReadStore, Store } from '../../internal/storage';
+import { ALL } from './store';
 
-/** Shared set-up for the import/export suites: fresh SQLite files, fixtures, and whole-store dumps. */
+/**
+ * Import/export documents through a store (the import/export suites): our fixtures read as
+ * text, whole-store dumps, and an independent check that documents were imported as Flipt
+ * imports them. (Read back through a server's API instead: documents-in-api.ts.)
+ */
 
 /** Our import/export documents (test/fixtures/ext/README.md): `import/`, `export/`, `dataset/`. */
-export const EXT_FIXTURES = join(__dirname, '../../fixtures/ext');
-export const ALL: ListParams = { limit: 0, offset: 0 };
-
-export interface Fresh {
-  store: Store;
-  connection: Connection;
-  close(): Promise<void>;
-}
-
-/** A new, migrated SQLite database in a temporary directory. */
-export async function freshStore(): Promise<Fresh> {
-  const dir = mkdtempSync(join(tmpdir(), 'pennon-ext-'));
-  const connection = openDatabase(`file:${join(dir, 'pennon.db')}`);
-  await prepareSchema(connection);
-  return {
-    store: storeFor(connection, systemClock()),
-    connection,
-    async close() {
-      await connection.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A fresh store for every test in the file; `fixture.store` is the current one. */
-export function useFreshStore(): { store: Store } {
-  const current = {} as { store: Store };
-  let fresh: Fresh | undefined;
-  beforeEach(async () => {
-    fresh = await freshStore();
-    current.store = fresh.store;
-  });
-  afterEach(async () => {
-    await fresh?.close();
-  });
-  return current;
-}
+export const EXT_FIXTURES = join(__dirname, '../fixtures/ext');
 
 /** A document by its path under test/fixtures/ext (`import/v1.3.yml`). */
 export function fixture(path: string): { text: string; encoding: Encoding } {

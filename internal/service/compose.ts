@@ -1,0 +1,202 @@
+import type { Logger } from 'pino';
+import { AuthService, Authenticator, startCleanup, type SharedAuthCache } from '../auth';
+import type { Cache } from '../cache';
+import type { Config } from '../config';
+import { systemClock, type Clock } from '../core';
+import type { GitEnvironments } from '../git';
+import type { FlagSources, HealthState } from '../server';
+import type { SnapshotCache } from '../snapshots';
+import type { Change, Connection, Store } from '../storage';
+import type { Metrics } from '../telemetry';
+import type { Tracing } from '../telemetry/tracing';
+import type { WebhookService } from '../webhook';
+import { CloseHooks, type CloseHook } from './close-hooks';
+import { openExistingStore, openPreparedStore, openStore, type OpenedStore } from './database';
+
+/**
+ * The composition root (Flipt's `internal/cmd/grpc.go` is the model): every part of the service
+ * is built here, once, from the configuration, each given only what it uses; each registers how
+ * it closes as it is built, and `close()` closes them in the reverse order. `serve`, every CLI
+ * command and the tests build through here. A new part is one more step below and one hook.
+ *
+ * A command asks only for what it uses (`only`): its database (never traced, never cached) and,
+ * for tokens, the token service. The whole service's heavier parts (the cache, the Git client,
+ * metrics, the HTTP server's pieces) are loaded only when the whole service is built.
+ */
+
+/** How a command finds its database: `prepared` creates and migrates a fresh one; `existing` refuses anything but a migrated one. */
+export type DatabaseMode = 'as-is' | 'prepared' | 'existing';
+
+export interface CommandDeps {
+  clock?: Clock;
+  only: 'database' | 'tokens';
+  database: DatabaseMode;
+}
+
+export interface ServiceDeps {
+  logger: Logger;
+  clock?: Clock;
+}
+
+export interface DatabaseServices {
+  config: Config;
+  clock: Clock;
+  connection: Connection;
+  store: Store;
+  /** Registers a hook that close() runs before every hook registered so far. */
+  onClose(name: string, hook: CloseHook): void;
+  /** Closes every part built, last built first; once. */
+  close(): Promise<void>;
+}
+
+export interface TokenServices extends DatabaseServices {
+  authenticator: Authenticator;
+  auth: AuthService;
+}
+
+/** Something that runs once the database is ready (serve runs them in order); it may return how to stop. */
+export interface StartStep {
+  name: string;
+  start(): Promise<CloseHook | void> | CloseHook | void;
+}
+
+export interface Services extends TokenServices {
+  logger: Logger;
+  tracing: Tracing | null;
+  health: HealthState;
+  metrics: Metrics | null;
+  cache: Cache | null;
+  snapshots: SnapshotCache;
+  environments: GitEnvironments | null;
+  sources: FlagSources;
+  /** The inbound Git webhook; null without Git environments or without a licence granting it. */
+  webhook: WebhookService | null;
+  /** What starts once the database is ready, in order: instance link, bootstrap token, cleanup, poller, Git. */
+  startup: StartStep[];
+}
+
+export async function compose(config: Config, deps: CommandDeps & { only: 'database' }): Promise<DatabaseServices>;
+export async function compose(config: Config, deps: CommandDeps & { only: 'tokens' }): Promise<TokenServices>;
+export async function compose(config: Config, deps: ServiceDeps): Promise<Services>;
+export async function compose(config: Config, deps: CommandDeps | ServiceDeps): Promise<DatabaseServices> {
+  const clock = deps.clock ?? systemClock();
+  const hooks = new CloseHooks('logger' in deps ? deps.logger : undefined);
+  try {
+    return 'only' in deps ? await composeCommand(config, clock, deps, hooks) : await composeService(config, clock, deps.logger, hooks);
+  } catch (err) {
+    // What was built before the failure is closed; the failure is what the caller hears of.
+    await hooks.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Token lookups (shared through the cache, when there is one) and the token service revoking through them. */
+function tokenServices(store: Store, clock: Clock, shared: SharedAuthCache | null): { authenticator: Authenticator; auth: AuthService } {
+  const authenticator = new Authenticator(store, clock, 1000, shared);
+  const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash));
+  return { authenticator, auth };
+}
+
+function withHooks(opened: OpenedStore, hooks: CloseHooks) {
+  hooks.add('database', () => opened.connection.close());
+  return { ...opened, onClose: (name: string, hook: CloseHook) => hooks.add(name, hook), close: () => hooks.close() };
+}
+
+async function composeCommand(config: Config, clock: Clock, deps: CommandDeps, hooks: CloseHooks): Promise<DatabaseServices | TokenServices> {
+  const open = { 'as-is': openStore, prepared: openPreparedStore, existing: openExistingStore }[deps.database];
+  const database = { config, clock, ...withHooks(await open(config.db, clock), hooks) };
+  return deps.only === 'tokens' ? { ...database, ...tokenServices(database.store, clock, null) } : database;
+}
+
+async function composeService(config: Config, clock: Clock, logger: Logger, hooks: CloseHooks): Promise<Services> {
+  const [parts, { startTracing }, { HealthState }, { Metrics }, { linkInstances, SharedSnapshotSource }, { SnapshotCache }, { webhookService }] = await Promise.all([
+    import('./parts'),
+    import('../telemetry/tracing'),
+    import('../server'),
+    import('../telemetry'),
+    import('../cache'),
+    import('../snapshots'),
+    import('../webhook'),
+  ]);
+
+  // Tracing first: the store's queries and the app's requests are traced from their creation.
+  const tracing = config.tracing.enabled ? await startTracing(config.tracing, logger) : null;
+  if (tracing) hooks.add('tracing', () => tracing.shutdown()); // last: the last requests' spans are exported too
+  const database = withHooks(openStore(config.db, clock, tracing), hooks);
+  const { connection, store } = database;
+  const health = new HealthState();
+
+  const metrics = config.metrics.enabled ? new Metrics(config.metrics.namespace) : null;
+  if (metrics) {
+    hooks.add('evaluation metrics', metrics.recordEvaluations());
+    if (connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
+  }
+
+  const { cache, redis } = parts.openCache(config, logger, metrics);
+  if (cache) hooks.add('cache', () => cache.close());
+  health.watchCache(redis);
+
+  const snapshots = new SnapshotCache(redis ? new SharedSnapshotSource(store, redis, config.cache.ttl) : store, {
+    pollInterval: config.evaluation.refresh_interval,
+    logger,
+    onPoll: (err) => health.databaseChecked(err),
+  });
+  health.watchSnapshots(() => snapshots.holdsAny());
+  store.onChange((change) => snapshots.apply(change));
+
+  // Token lookups are shared for at most the same 1 s as the local cache: a token deleted where
+  // no revocation is published (`pennon token delete` in-process, SQL) must stop working as fast.
+  const { authenticator, auth } = tokenServices(store, clock, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) });
+
+  const environments = await parts.openEnvironments(config, logger, metrics);
+  if (environments) hooks.add('git environments', () => environments.stop());
+  const sources = await parts.flagSources(config, { store, snapshots }, environments);
+  const webhook = environments && parts.webhookLicensed(config, logger, clock) ? webhookService({ environments: environments.environments, metrics, logger }) : null;
+
+  const tokens = config.authentication.methods.token;
+  const startup: StartStep[] = [];
+  // Writes and revocations reach the other instances through Redis, and theirs reach this one.
+  if (redis) {
+    const link = {
+      bus: redis,
+      local: { onChange: store.onChange.bind(store), onRevoke: authenticator.onRevoke.bind(authenticator) },
+      remote: {
+        changed: (change: Change) => {
+          snapshots.apply(change);
+          snapshots.refreshSoon(change.ns);
+        },
+        revoked: (id: string) => authenticator.forget(id),
+        recovered: () => void snapshots.poll(),
+      },
+      logger,
+    };
+    startup.push({ name: 'instance link', start: () => linkInstances(link) });
+  }
+  if (tokens.enabled) {
+    // Several instances starting together create one: under the database's cross-process lock.
+    startup.push({ name: 'bootstrap token', start: () => connection.withMigrationLock(() => bootstrapToken(auth, tokens, logger)) });
+    startup.push({ name: 'token cleanup', start: () => startCleanup(auth, tokens.cleanup, logger) });
+  }
+  startup.push({
+    name: 'snapshot poller',
+    start: () => {
+      snapshots.start();
+      return () => snapshots.stop();
+    },
+  });
+  // The first fetch of every Git storage (a failure is logged and left to the poller), then polling.
+  if (environments) startup.push({ name: 'git polling', start: async () => environments.start() });
+
+  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, startup };
+}
+
+/** The first token, when none exists. Its value is logged only when it was generated here. */
+async function bootstrapToken(auth: AuthService, tokens: Config['authentication']['methods']['token'], logger: Logger): Promise<void> {
+  const result = await auth.bootstrap(tokens);
+  if (!result.created) return;
+  if (result.token === null) {
+    logger.info({ id: result.id }, 'created the bootstrap token from authentication.methods.token.bootstrap.token (its value is not logged)');
+  } else {
+    logger.warn({ id: result.id, clientToken: result.token }, 'generated a bootstrap token: store it now, it will not be shown again');
+  }
+}
