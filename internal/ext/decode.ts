@@ -7,7 +7,7 @@ import { lineOf, sourceOf } from './positions';
 import { DocumentReader } from './read';
 import { isSupported, parseTolerant, v, type Version } from './version';
 import type { RawDocument } from './raw';
-import { parseYamlStream } from './yaml-tree';
+import { parseYamlStream } from './yaml';
 
 export interface DecodeOptions {
   encoding: Encoding;
