@@ -1,6 +1,5 @@
 import { FLAG_TYPES, MATCH_TYPES, PennonError, SEGMENT_OPERATORS, invalidField, type ComparisonType, type SegmentOperator } from '../core';
-import { validateConstraint } from '../management/constraints';
-import { bounded, required, requiredKey, segmentKeysOf, validAttachment } from '../management/validate';
+import { bounded, required, requiredKey, segmentKeysOf, validAttachment, validateConstraint } from '../management';
 import type {
   ConstraintInput,
   FlagCreateInput,
