@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { z } from 'zod';
 import { deepMerge, envTree } from './env';
 import { gitChecks } from './git';
@@ -74,12 +74,15 @@ function readYaml(path: string, problems: string[]): unknown {
     problems.push(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     return {};
   }
-  const doc = parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length > 0) {
-    problems.push(...doc.errors.map((e) => `${path}: ${e.message.split('\n')[0]}`));
+  let value: unknown;
+  try {
+    // The YAML 1.2 core schema: js-yaml's default would read dates as Date objects and `<<` as a merge.
+    value = load(text, { schema: CORE_SCHEMA });
+  } catch (err) {
+    if (!(err instanceof YAMLException)) throw err;
+    problems.push(`${path}: ${err.reason}${err.mark ? ` at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : ''}`);
     return {};
   }
-  const value = doc.toJS() as unknown;
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
     problems.push(`${path}: the top level must be a mapping of sections`);

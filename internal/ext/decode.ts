@@ -5,9 +5,9 @@ import { MAX_DOCUMENT_DEPTH } from './document';
 import { nestsDeeperThan } from '../core/json-depth';
 import { lineOf, sourceOf } from './positions';
 import { DocumentReader } from './read';
-import { isSupported, parseTolerant, v, type Version } from './version';
+import { isSupported, knownVersion, parseTolerant, type Version } from './version';
 import type { RawDocument } from './raw';
-import { parseYamlStream } from './yaml-tree';
+import { parseYamlStream } from './yaml';
 
 export interface DecodeOptions {
   encoding: Encoding;
@@ -33,7 +33,7 @@ export interface DecodedStream {
 export function decodeDocuments(text: string, options: DecodeOptions): DecodedStream {
   const maxVersion = options.maxVersion ?? '1.4';
   const raws = options.encoding === 'json' ? parseJsonStream(text) : parseYamlStream(text);
-  let version = v(maxVersion);
+  let version = knownVersion(maxVersion);
   const documents: Document[] = [];
   const warnings: ExtWarning[] = [];
   for (const [i, raw] of raws.entries()) {
@@ -54,7 +54,7 @@ export function decodeDocuments(text: string, options: DecodeOptions): DecodedSt
 function versionOf(raw: RawDocument, maxVersion: string): Version {
   const value = raw.value;
   const field = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).version : undefined;
-  if (field === undefined || field === null || field === '') return v(maxVersion);
+  if (field === undefined || field === null || field === '') return knownVersion(maxVersion);
   const location = { document: 1, field: 'version', line: lineOf(value as object, 'version') ?? raw.line };
   if (typeof field === 'object') throw new ExtError(`unmarshalling document: expected a string, found ${Array.isArray(field) ? 'a list' : 'a map'}`, location);
   // Go's decoder gives a string field the scalar's text: `version: 1.10` reads as "1.10", not 1.1.

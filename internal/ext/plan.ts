@@ -1,6 +1,5 @@
 import { FLAG_TYPES, MATCH_TYPES, PennonError, SEGMENT_OPERATORS, invalidField, type ComparisonType, type SegmentOperator } from '../core';
-import { validateConstraint } from '../management/constraints';
-import { bounded, required, requiredKey, segmentKeysOf, validAttachment } from '../management/validate';
+import { bounded, required, requiredKey, segmentKeysOf, validAttachment, validateConstraint } from '../management';
 import type {
   ConstraintInput,
   FlagCreateInput,
@@ -15,7 +14,7 @@ import { namespaceKeyOf, type Document, type Flag, type Rollout, type Segment } 
 import { ExtError, zeroCounts, type ExtLocation, type ImportCounts } from './errors';
 import { goMarshal, sortKeysDeep } from './json';
 import { indexOf, lineOf } from './positions';
-import { GATES, compareVersions, gateError, v } from './version';
+import { GATES, compareVersions, gateError, knownVersion } from './version';
 
 /**
  * Validation of a whole stream before anything is written, and the plan it yields: every
@@ -288,7 +287,7 @@ class Planner {
 
   private rules(flag: Flag, variantKeys: Map<string, number>, known: Set<string>): RulePlan[] {
     // A missing rank is the rule's position + 1 from version 1.1 (before: 0, which sorts first).
-    const implicitRanks = compareVersions(this.stream.version, v('1.1')) >= 0;
+    const implicitRanks = compareVersions(this.stream.version, knownVersion('1.1')) >= 0;
     const ranked: { rank: number; plan: RulePlan }[] = [];
     for (const [k, rule] of (flag.rules ?? []).entries()) {
       const index = indexOf(rule, k);

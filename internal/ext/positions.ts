@@ -1,8 +1,11 @@
 /**
- * Source positions for decoded objects, kept beside them (never on them, so documents stay
- * plain data): for each map or list, the line of each entry, the original text of scalars that
- * were not strings (so `value: 2.50` reads back as "2.50", as Go's YAML decoder gives a string
- * field), and each list item's index in the source (null entries are dropped when decoding).
+ * Source positions for decoded objects: for each map or list, the line of each entry, the
+ * original text of scalars that were not strings (so `value: 2.50` reads back as "2.50", as
+ * Go's YAML decoder gives a string field), and each list item's index in the source (null
+ * entries are dropped when decoding). They ride on the objects under symbol keys that are not
+ * enumerable, so documents stay plain data to everything else (JSON, keys, spreads, equality):
+ * a WeakMap beside them cost a quarter of the YAML reading of a large import, mostly in garbage
+ * collection.
  */
 
 export interface Positions {
@@ -14,35 +17,35 @@ export interface Positions {
   sources?: Map<string | number, string>;
 }
 
-const positions = new WeakMap<object, Positions>();
-const indexes = new WeakMap<object, number>();
+const POSITIONS = Symbol('positions');
+const INDEX = Symbol('index');
 
 export function setPositions(target: object, value: Positions): void {
-  positions.set(target, value);
+  Object.defineProperty(target, POSITIONS, { value, writable: true, configurable: true });
 }
 
 export function positionsOf(target: object): Positions | undefined {
-  return positions.get(target);
+  return (target as { [POSITIONS]?: Positions })[POSITIONS];
 }
 
 /** The 1-based line of `key` in `target` (or of `target` itself), when known. */
 export function lineOf(target: object | undefined, key?: string | number): number | undefined {
   if (target === undefined) return undefined;
-  const p = positions.get(target);
+  const p = positionsOf(target);
   if (!p) return undefined;
   return (key !== undefined ? p.lines?.get(key) : undefined) ?? p.line;
 }
 
 export function sourceOf(target: object, key: string | number): string | undefined {
-  return positions.get(target)?.sources?.get(key);
+  return positionsOf(target)?.sources?.get(key);
 }
 
 /** Remembers an item's index in its source list. */
 export function setIndex(item: object, index: number): void {
-  indexes.set(item, index);
+  Object.defineProperty(item, INDEX, { value: index, writable: true, configurable: true });
 }
 
 /** The item's index in its source list (`fallback` when not recorded). */
 export function indexOf(item: object, fallback: number): number {
-  return indexes.get(item) ?? fallback;
+  return (item as { [INDEX]?: number })[INDEX] ?? fallback;
 }

@@ -17,7 +17,8 @@ export const KNOWN_VERSIONS = ['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6'] 
 /** What export writes (Flipt v1.61). */
 export const EXPORT_VERSION = '1.4';
 
-export const v = (text: string): Version => {
+/** A `major.minor` version our own code names ("1.4": a gate, the newest accepted); a document's goes through parseTolerant. */
+export const knownVersion = (text: string): Version => {
   const [major, minor] = text.split('.').map(Number);
   return { major, minor, patch: 0, extra: '' };
 };
@@ -61,8 +62,8 @@ export function parseTolerant(input: string): Version {
 
 /** The versions accepted when `maxVersion` is the newest one. */
 export function supportedVersions(maxVersion: string): Version[] {
-  const max = v(maxVersion);
-  return KNOWN_VERSIONS.map(v).filter((known) => compareVersions(known, max) <= 0);
+  const max = knownVersion(maxVersion);
+  return KNOWN_VERSIONS.map(knownVersion).filter((known) => compareVersions(known, max) <= 0);
 }
 
 export function isSupported(version: Version, maxVersion: string): boolean {
@@ -71,7 +72,7 @@ export function isSupported(version: Version, maxVersion: string): boolean {
 
 /** Flipt's gate message when a field is newer than the document's version; null when allowed. */
 export function gateError(field: string, needs: string, have: Version): string | null {
-  const expected = v(needs);
+  const expected = knownVersion(needs);
   if (compareVersions(have, expected) >= 0) return null;
   return `${field} is supported in version >=${versionString(expected)}, found ${versionString(have)}`;
 }

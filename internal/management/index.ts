@@ -22,5 +22,6 @@ export function createManagement(reads: ReadStore, writes: WriteStore) {
 export type Management = ReturnType<typeof createManagement>;
 export type * from './requests';
 export type { ListResult } from './paging';
-export { OPERATORS, NO_VALUE_OPERATORS } from './constraints';
-export { KEY_PATTERN, compactJson } from './validate';
+export { OPERATORS, NO_VALUE_OPERATORS, validateConstraint } from './constraints';
+/** The field checks an import plan (internal/ext) applies before any write, in the API's words. */
+export { KEY_PATTERN, bounded, compactJson, required, requiredKey, segmentKeysOf, validAttachment } from './validate';

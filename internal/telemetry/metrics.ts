@@ -126,7 +126,7 @@ export class Metrics implements CacheCounters {
     this.evalLatency.observe(series.latency, event.durationMs);
     const r = event.result;
     if (!r) {
-      series.errors ??= this.evalErrors.series_(series.key, () => ({ namespace: event.namespace, flag: series.flag }));
+      series.errors ??= this.evalErrors.seriesFor(series.key, () => ({ namespace: event.namespace, flag: series.flag }));
       series.errors.value++;
       return;
     }
@@ -141,7 +141,7 @@ export class Metrics implements CacheCounters {
     if (!this.evalResults.has(resultKey) && this.evalResults.size >= MAX_FLAG_SERIES * 4) return;
     const ns = event.namespace;
     const flag = series.flag;
-    const counter = this.evalResults.series_(resultKey, (): Record<string, string> =>
+    const counter = this.evalResults.seriesFor(resultKey, (): Record<string, string> =>
       event.type === 'boolean'
         ? { namespace: ns, flag, value: r.value, reason: r.reason, type: 'boolean' }
         : { namespace: ns, flag, match: String(r.match), segment, reason: r.reason, value: r.value, type: 'variant' },
@@ -161,7 +161,7 @@ export class Metrics implements CacheCounters {
     if (!series) {
       const key = `${namespace}\u0000${flag}`;
       const labels = () => ({ namespace, flag });
-      series = { key, flag, requests: this.evalRequests.series_(key, labels), errors: null, latency: this.evalLatency.series_(key, labels), last: null };
+      series = { key, flag, requests: this.evalRequests.seriesFor(key, labels), errors: null, latency: this.evalLatency.seriesFor(key, labels), last: null };
       flags.set(flag, series);
       this.flagSeriesCount++;
     }
@@ -174,7 +174,7 @@ export class Metrics implements CacheCounters {
     let series = this.httpSeries.get(key);
     if (!series) {
       const labels = () => ({ method, route, status: String(status) });
-      series = { count: this.httpRequests.series_(key, labels), duration: this.httpDuration.series_(key, labels) };
+      series = { count: this.httpRequests.seriesFor(key, labels), duration: this.httpDuration.seriesFor(key, labels) };
       this.httpSeries.set(key, series);
     }
     series.count.value++;

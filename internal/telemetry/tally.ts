@@ -32,7 +32,7 @@ export class TallyCounter {
   }
 
   /** The series for `key`, created with `labels()` the first time. */
-  series_(key: string, labels: () => Labels): { value: number } {
+  seriesFor(key: string, labels: () => Labels): { value: number } {
     let s = this.series.get(key);
     if (!s) this.series.set(key, (s = { labels: labels(), value: 0 }));
     return s;
@@ -66,7 +66,8 @@ export class TallyHistogram {
     register(registry, name, help, 'histogram', () => this.values());
   }
 
-  series_(key: string, labels: () => Labels): HistogramSeries {
+  /** The series for `key`, created with `labels()` the first time. */
+  seriesFor(key: string, labels: () => Labels): HistogramSeries {
     let s = this.series.get(key);
     if (!s) this.series.set(key, (s = { labels: labels(), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) }));
     return s;

@@ -11,7 +11,7 @@ import type {
   RootOperationNode,
   UnknownRow,
 } from 'kysely';
-import type { TraceableConnection } from './tracing';
+import type { TraceableConnection } from './tracing-types';
 import { requestOf, type PendingQuery, type RequestTrace, type TracingCore } from './tracing-http';
 
 /**

@@ -12,7 +12,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { routeOf } from './routes';
-import type { RequestHandler } from './tracing';
+import type { RequestHandler } from './tracing-types';
 
 /** What the span makers share: our own tracer, context manager and propagator (none global). */
 export interface TracingCore {

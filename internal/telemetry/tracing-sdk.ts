@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { TracingConfig } from '../config';
 import { VERSION } from '../core/build-info';
 import { onEvaluation, type EvaluationEvent } from './evaluations';
-import type { Tracing } from './tracing';
+import type { Tracing } from './tracing-types';
 import { tracedQueries } from './tracing-db';
 import { tracedRequests, type TracingCore } from './tracing-http';
 

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { App } from './app';
 import { applyTheme, storedTheme } from './components/theme';
-import './styles.css';
+import './styles/index.css';
 
 // Applied before the first render so a stored dark theme does not flash light.
 applyTheme(storedTheme());

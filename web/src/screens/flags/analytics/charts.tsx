@@ -5,7 +5,7 @@ import type { Point } from './use-evaluations';
 /**
  * The section's pictures, drawn with classes only (the CSP refuses inline styles): bars are
  * <progress> elements, the sparkline and the histogram inline SVG whose geometry is attributes
- * and whose colours come from styles.css, so both themes apply.
+ * and whose colours come from the stylesheet (web/src/styles), so both themes apply.
  */
 
 export interface Bar {
