@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { HttpApi } from '../internal/client';
 import type { NamespaceData } from '../internal/core';
 import type { Context } from '../internal/evaluation';
+import type { BooleanEvaluationJson, EvaluationRequestJson, VariantEvaluationJson } from '../internal/wire';
 import { addressOption, configFrom, fail, type GlobalOptions } from './common';
 
 interface EvaluateOptions {
@@ -72,7 +73,7 @@ export function evaluateCommand(program: Command): void {
         const { data, where, api } = await load(options, flagKey, globals);
         const { notFound } = await import('../internal/core');
         const { compileNamespace, evaluateBoolean, evaluateVariant, explain, newTrace } = await import('../internal/evaluation');
-        const { booleanResponse, timing, variantResponse } = await import('../internal/server/wire/evaluation');
+        const { booleanEvaluationToJson, timing, variantEvaluationToJson } = await import('../internal/wire');
         const flag = data && compileNamespace(data).flags.get(flagKey);
         if (!flag) throw notFound(`flag "${options.namespace}/${flagKey}" not found in ${where}`);
 
@@ -80,24 +81,19 @@ export function evaluateCommand(program: Command): void {
         const isBoolean = flag.type === 'BOOLEAN_FLAG_TYPE';
         const local = isBoolean ? evaluateBoolean(flag, entityId, context, trace) : evaluateVariant(flag, entityId, context, trace);
         const requestId = options.requestId ?? randomUUID();
-        const response: Record<string, unknown> = api
-          ? await api.post<Record<string, unknown>>(`/evaluate/v1/${isBoolean ? 'boolean' : 'variant'}`, {
-              namespaceKey: options.namespace,
-              flagKey,
-              entityId,
-              context,
-              requestId,
-            })
+        const request: EvaluationRequestJson = { namespaceKey: options.namespace, flagKey, entityId, context, requestId };
+        const response: VariantEvaluationJson | BooleanEvaluationJson = api
+          ? await api.post<VariantEvaluationJson | BooleanEvaluationJson>(`/evaluate/v1/${isBoolean ? 'boolean' : 'variant'}`, request)
           : isBoolean
-            ? booleanResponse(flagKey, local as ReturnType<typeof evaluateBoolean>, timing(requestId, started))
-            : variantResponse(flagKey, local as ReturnType<typeof evaluateVariant>, timing(requestId, started));
+            ? booleanEvaluationToJson(flagKey, local as ReturnType<typeof evaluateBoolean>, timing(requestId, started))
+            : variantEvaluationToJson(flagKey, local as ReturnType<typeof evaluateVariant>, timing(requestId, started));
 
         if (options.json) {
           process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
           return;
         }
         const lines = [`namespace ${options.namespace}, entity ${JSON.stringify(entityId)}`, ...explain(flag, trace, local)];
-        const remote = isBoolean ? String(response.enabled) : String(response.variantKey);
+        const remote = isBoolean ? String((response as BooleanEvaluationJson).enabled) : String((response as VariantEvaluationJson).variantKey);
         const mine = isBoolean ? String((local as { enabled: boolean }).enabled) : (local as { variantKey: string }).variantKey;
         if (api && remote !== mine) lines.push(`note: the server answered ${remote}; its flag changed since it was read here`);
         process.stdout.write(`${lines.join('\n')}\n`);

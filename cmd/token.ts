@@ -4,7 +4,7 @@ import type { HttpApi } from '../internal/client';
 import { parseDuration } from '../internal/config/duration';
 import { parseGoDateTime } from '../internal/core/goparse';
 import type { Authentication } from '../internal/core';
-import type { authenticationJson } from '../internal/server/wire/auth';
+import type { AuthenticationJson, AuthenticationListJson, CreatedTokenJson } from '../internal/wire';
 import { addressOption, configFrom, fail, type GlobalOptions } from './common';
 
 /**
@@ -18,8 +18,6 @@ interface RemoteOptions {
   token?: string;
   json?: boolean;
 }
-
-type AuthJson = ReturnType<typeof authenticationJson>;
 
 function instant(value: string): number {
   const t = parseGoDateTime(value);
@@ -54,7 +52,7 @@ async function remote(options: RemoteOptions): Promise<HttpApi> {
   return new HttpApi({ address: options.address!, token: options.token });
 }
 
-const toJson = async (a: Authentication): Promise<AuthJson> => (await import('../internal/server/wire/auth')).authenticationJson(a);
+const toJson = async (a: Authentication): Promise<AuthenticationJson> => (await import('../internal/wire')).authenticationToJson(a);
 
 function addRemoteOptions(command: Command): Command {
   return command
@@ -63,7 +61,7 @@ function addRemoteOptions(command: Command): Command {
     .option('--json', 'print JSON');
 }
 
-function printTable(list: AuthJson[]): void {
+function printTable(list: AuthenticationJson[]): void {
   const rows = list.map((a) => [
     a.id,
     a.metadata['io.flipt.auth.token.name'] ?? '',
@@ -97,7 +95,7 @@ export function tokenCommand(program: Command): void {
       try {
         const expiresAt = options.expiresAt ?? (options.expiresIn ? Date.now() * 1000 + options.expiresIn * 1000 : null);
         const request = { name: options.name, description: options.description, expiresAt, namespaceKey: options.namespace, metadata: {} };
-        let created: { clientToken: string; authentication: AuthJson };
+        let created: CreatedTokenJson;
         if (options.address) {
           created = await (await remote(options)).post('/auth/v1/method/token', {
             ...request,
@@ -118,11 +116,11 @@ export function tokenCommand(program: Command): void {
   addRemoteOptions(token.command('list').description('list tokens (never their values)')).action(async (options: RemoteOptions, command: Command) => {
     const globals = command.optsWithGlobals<GlobalOptions>();
     try {
-      const all: AuthJson[] = [];
+      const all: AuthenticationJson[] = [];
       if (options.address) {
         let pageToken = '';
         do {
-          const page = await (await remote(options)).get<{ authentications: AuthJson[]; nextPageToken: string }>(
+          const page = await (await remote(options)).get<AuthenticationListJson>(
             `/auth/v1/tokens?method=METHOD_TOKEN&limit=100&pageToken=${encodeURIComponent(pageToken)}`,
           );
           all.push(...page.authentications);

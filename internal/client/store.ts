@@ -13,8 +13,37 @@ import type {
   VariantInput,
   WriteStore,
 } from '../storage';
+import {
+  constraintFromJson,
+  distributionFromJson,
+  flagFromJson,
+  namespaceFromJson,
+  rolloutFromJson,
+  ruleFromJson,
+  segmentFromJson,
+  variantFromJson,
+  type ConstraintJson,
+  type ConstraintRequestJson,
+  type DistributionJson,
+  type DistributionRequestJson,
+  type FlagCreateJson,
+  type FlagJson,
+  type FlagUpdateJson,
+  type NamespaceCreateJson,
+  type NamespaceJson,
+  type PageJson,
+  type Received,
+  type RolloutJson,
+  type RolloutRequestJson,
+  type RuleJson,
+  type RuleRequestJson,
+  type SegmentChoiceJson,
+  type SegmentCreateJson,
+  type SegmentJson,
+  type VariantJson,
+  type VariantRequestJson,
+} from '../wire';
 import { ApiError, type HttpApi } from './http';
-import { flagFromJson, rolloutFromJson, ruleFromJson, segmentFromJson } from './resources';
 
 /**
  * The part of the store ports that `pennon flag import/export --address` needs, over the
@@ -22,8 +51,6 @@ import { flagFromJson, rolloutFromJson, ruleFromJson, segmentFromJson } from './
  * validates everything first; if a write still fails, `writes` says how many succeeded before
  * it and the error names the request that failed.
  */
-
-type J = Record<string, any>;
 
 export type HttpStoreMethods =
   | 'getNamespace'
@@ -48,22 +75,11 @@ const PAGE = 500;
 
 const KIND_OF_STATUS: Record<number, ErrorKind> = { 400: 'invalid', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 413: 'too_large', 503: 'unavailable' };
 
-const seg = encodeURIComponent;
-
-function namespaceFromJson(n: J): Namespace {
-  const micros = (t: unknown) => (typeof t === 'string' ? Date.parse(t) * 1000 : 0);
-  return {
-    key: n.key,
-    name: n.name ?? '',
-    description: n.description ?? '',
-    protected: n.protected === true,
-    createdAt: micros(n.createdAt),
-    updatedAt: micros(n.updatedAt),
-  };
-}
+/** One part of a path, encoded. */
+const pathPart = encodeURIComponent;
 
 /** One segment goes in `segmentKey` (what every Flipt v1 server accepts), several in `segmentKeys`. */
-const segmentFields = (keys: string[]) => (keys.length === 1 ? { segmentKey: keys[0] } : { segmentKeys: keys });
+const segmentChoice = (keys: string[]): SegmentChoiceJson => (keys.length === 1 ? { segmentKey: keys[0] } : { segmentKeys: keys });
 
 export class HttpStore implements Pick<ReadStore & WriteStore, HttpStoreMethods> {
   /** Successful writes (creates, updates, deletes) so far. */
@@ -89,14 +105,14 @@ export class HttpStore implements Pick<ReadStore & WriteStore, HttpStoreMethods>
     return result;
   }
 
-  /** Every page of a list; `field` names the array in the response. */
-  private async all(path: string, field: string): Promise<J[]> {
-    const items: J[] = [];
+  /** Every item of every page of a list; `field` names the array in the response. */
+  private async all<T, F extends string>(path: string, field: F): Promise<Received<T>[]> {
+    const items: Received<T>[] = [];
     let token = '';
     do {
       const query = `?limit=${PAGE}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
-      const page = await this.call<J>('GET', path + query);
-      items.push(...((page?.[field] as J[] | undefined) ?? []));
+      const page = await this.call<Received<PageJson> & { [K in F]?: (Received<T> | null)[] | null }>('GET', path + query);
+      for (const item of page?.[field] ?? []) items.push(item ?? ({} as Received<T>));
       token = page?.nextPageToken ?? '';
     } while (token !== '');
     return items;
@@ -109,36 +125,37 @@ export class HttpStore implements Pick<ReadStore & WriteStore, HttpStoreMethods>
   }
 
   private ns(ns: string): string {
-    return `/api/v1/namespaces/${seg(ns)}`;
+    return `/api/v1/namespaces/${pathPart(ns)}`;
   }
 
   async getNamespace(key: string): Promise<Namespace> {
-    return namespaceFromJson(await this.call<J>('GET', this.ns(key)));
+    return namespaceFromJson(await this.call<Received<NamespaceJson>>('GET', this.ns(key)));
   }
 
   async listNamespaces(params: ListParams) {
-    return this.page((await this.all('/api/v1/namespaces', 'namespaces')).map(namespaceFromJson), params);
+    return this.page((await this.all<NamespaceJson, 'namespaces'>('/api/v1/namespaces', 'namespaces')).map(namespaceFromJson), params);
   }
 
   async listFlags(ns: string, params: ListParams) {
-    return this.page((await this.all(`${this.ns(ns)}/flags`, 'flags')).map(flagFromJson), params);
+    return this.page((await this.all<FlagJson, 'flags'>(`${this.ns(ns)}/flags`, 'flags')).map(flagFromJson), params);
   }
 
   async listSegments(ns: string, params: ListParams) {
-    return this.page((await this.all(`${this.ns(ns)}/segments`, 'segments')).map(segmentFromJson), params);
+    return this.page((await this.all<SegmentJson, 'segments'>(`${this.ns(ns)}/segments`, 'segments')).map(segmentFromJson), params);
   }
 
   async listRules(ns: string, flagKey: string, params: ListParams) {
-    return this.page((await this.all(`${this.ns(ns)}/flags/${seg(flagKey)}/rules`, 'rules')).map(ruleFromJson), params);
+    return this.page((await this.all<RuleJson, 'rules'>(`${this.ns(ns)}/flags/${pathPart(flagKey)}/rules`, 'rules')).map(ruleFromJson), params);
   }
 
   async listRollouts(ns: string, flagKey: string, params: ListParams) {
     // Flipt names the rollout list's array `rules`.
-    return this.page((await this.all(`${this.ns(ns)}/flags/${seg(flagKey)}/rollouts`, 'rules')).map(rolloutFromJson), params);
+    return this.page((await this.all<RolloutJson, 'rules'>(`${this.ns(ns)}/flags/${pathPart(flagKey)}/rollouts`, 'rules')).map(rolloutFromJson), params);
   }
 
   async createNamespace(input: NamespaceInput) {
-    return namespaceFromJson(await this.call<J>('POST', '/api/v1/namespaces', input));
+    const body: NamespaceCreateJson = input;
+    return namespaceFromJson(await this.call<Received<NamespaceJson>>('POST', '/api/v1/namespaces', body));
   }
 
   async deleteNamespace(key: string, force: boolean): Promise<void> {
@@ -147,46 +164,50 @@ export class HttpStore implements Pick<ReadStore & WriteStore, HttpStoreMethods>
 
   async createFlag(ns: string, input: FlagCreateInput) {
     const { metadata, ...rest } = input;
-    return flagFromJson(await this.call<J>('POST', `${this.ns(ns)}/flags`, { ...rest, ...(metadata ? { metadata } : {}) }));
+    const body: FlagCreateJson = { ...rest, ...(metadata ? { metadata } : {}) };
+    return flagFromJson(await this.call<Received<FlagJson>>('POST', `${this.ns(ns)}/flags`, body));
   }
 
   async updateFlag(ns: string, key: string, input: FlagUpdateInput) {
     const { metadata, ...rest } = input;
-    const body = { ...rest, ...(metadata !== undefined ? { metadata: metadata ?? {} } : {}) };
-    return flagFromJson(await this.call<J>('PUT', `${this.ns(ns)}/flags/${seg(key)}`, body));
+    const body: FlagUpdateJson = { ...rest, ...(metadata !== undefined ? { metadata: metadata ?? {} } : {}) };
+    return flagFromJson(await this.call<Received<FlagJson>>('PUT', `${this.ns(ns)}/flags/${pathPart(key)}`, body));
   }
 
   async createVariant(ns: string, flagKey: string, input: VariantInput): Promise<Variant> {
-    const v = await this.call<J>('POST', `${this.ns(ns)}/flags/${seg(flagKey)}/variants`, input);
-    return { id: v.id, namespaceKey: ns, flagKey, key: v.key, name: v.name ?? '', description: v.description ?? '', attachment: v.attachment ?? '', createdAt: 0, updatedAt: 0 };
+    const body: VariantRequestJson = input;
+    const created = await this.call<Received<VariantJson>>('POST', `${this.ns(ns)}/flags/${pathPart(flagKey)}/variants`, body);
+    return { ...variantFromJson(created), namespaceKey: ns, flagKey };
   }
 
   async createSegment(ns: string, key: string, input: SegmentInput) {
-    return segmentFromJson(await this.call<J>('POST', `${this.ns(ns)}/segments`, { key, ...input }));
+    const body: SegmentCreateJson = { key, ...input };
+    return segmentFromJson(await this.call<Received<SegmentJson>>('POST', `${this.ns(ns)}/segments`, body));
   }
 
   async createConstraint(ns: string, segmentKey: string, input: ConstraintInput) {
-    const c = await this.call<J>('POST', `${this.ns(ns)}/segments/${seg(segmentKey)}/constraints`, input);
-    return segmentFromJson({ constraints: [c] }).constraints[0];
+    const body: ConstraintRequestJson = input;
+    return constraintFromJson(await this.call<Received<ConstraintJson>>('POST', `${this.ns(ns)}/segments/${pathPart(segmentKey)}/constraints`, body));
   }
 
   async createRule(ns: string, flagKey: string, rank: number, input: RuleInput) {
-    const body = { ...segmentFields(input.segmentKeys), segmentOperator: input.segmentOperator, rank };
-    return ruleFromJson(await this.call<J>('POST', `${this.ns(ns)}/flags/${seg(flagKey)}/rules`, body));
+    const body: RuleRequestJson = { ...segmentChoice(input.segmentKeys), segmentOperator: input.segmentOperator, rank };
+    return ruleFromJson(await this.call<Received<RuleJson>>('POST', `${this.ns(ns)}/flags/${pathPart(flagKey)}/rules`, body));
   }
 
   async createDistribution(ns: string, flagKey: string, ruleId: string, input: DistributionInput) {
-    const d = await this.call<J>('POST', `${this.ns(ns)}/flags/${seg(flagKey)}/rules/${seg(ruleId)}/distributions`, input);
-    return ruleFromJson({ distributions: [d] }).distributions[0];
+    const body: DistributionRequestJson = input;
+    const path = `${this.ns(ns)}/flags/${pathPart(flagKey)}/rules/${pathPart(ruleId)}/distributions`;
+    return distributionFromJson(await this.call<Received<DistributionJson>>('POST', path, body));
   }
 
   async createRollout(ns: string, flagKey: string, rank: number, input: RolloutInput) {
-    const body: J = { rank, description: input.description };
+    const body: RolloutRequestJson = { rank, description: input.description };
     if (input.segment) {
       const { segmentKeys, segmentOperator, value } = input.segment;
-      body.segment = { ...segmentFields(segmentKeys), segmentOperator, value };
+      body.segment = { ...segmentChoice(segmentKeys), segmentOperator, value };
     }
     if (input.threshold) body.threshold = input.threshold;
-    return rolloutFromJson(await this.call<J>('POST', `${this.ns(ns)}/flags/${seg(flagKey)}/rollouts`, body));
+    return rolloutFromJson(await this.call<Received<RolloutJson>>('POST', `${this.ns(ns)}/flags/${pathPart(flagKey)}/rollouts`, body));
   }
 }

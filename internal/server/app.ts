@@ -84,13 +84,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let closing = false;
   const lane = accessLog
     ? null
-    : fastLane({ sources, gate, logger: deps.logger, bodyLimit: deps.config.server.max_body_bytes, nextRequestId: requestIds, closing: () => closing, declineOrigins: deps.config.cors.enabled });
+    : fastLane({ sources, gate, logger: deps.logger, bodyLimit: deps.config.server.max_body_bytes, nextRequestId: requestIds, declineOrigins: deps.config.cors.enabled });
   const app = Fastify({
     // The evaluation fast lane answers its routes before Fastify sees them (see fast-lane.ts).
     serverFactory: (handler) => {
       const served = lane ? (req: IncomingMessage, res: ServerResponse) => lane(req, res) || handler(req, res) : handler;
-      // While starting or draining, /health (and, while starting, everything) is answered first.
-      const early = healthLane(health);
+      // While starting or draining, /health (and, while starting or once closing, everything) is answered first.
+      const early = healthLane(health, { closing: () => closing, nextRequestId: requestIds });
       const both = (req: IncomingMessage, res: ServerResponse) => early(req, res) || served(req, res);
       const counted = deps.metrics ? measured(both, deps.metrics) : both;
       return createServer(deps.tracing ? deps.tracing.requests(counted) : counted);

@@ -1,22 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AuthenticationConfig } from '../config';
 import { DEFAULT_NAMESPACE, unauthenticated, type Authentication } from '../core';
 import { TOKEN_METADATA, type Authenticator } from '../auth';
+import { namespaceOf, type Surface } from '../wire/routes';
 
 /**
- * Who may call what. Every route declares its surface (and, where it has one, how to read
- * the namespace it acts on) in its Fastify `config`; the gate checks the bearer token, the
- * `authentication.exclude.*` settings, and Flipt's rules for namespace-scoped tokens:
- * allowed on the management API, /evaluate/v1 and the client snapshot, for their own
- * namespace only; refused on /auth/v1, /meta and OFREP.
+ * Who may call what. Every route's entry in the wire table (internal/wire/routes.ts, in its
+ * Fastify `config.route`) gives its surface and how to read the namespace it acts on; the gate
+ * checks the bearer token, the `authentication.exclude.*` settings, and Flipt's rules for
+ * namespace-scoped tokens: allowed on the management API, /evaluate/v1 and the client
+ * snapshot, for their own namespace only; refused on /auth/v1, /meta and OFREP.
  */
-export type Surface = 'management' | 'evaluation' | 'ofrep' | 'auth' | 'meta' | 'public';
-
-export interface RouteAuth {
-  surface: Surface;
-  /** The namespace a request acts on; null when it has none (e.g. listing namespaces). */
-  namespaceOf?: (request: FastifyRequest) => string | null;
-}
 
 const SCOPED_ALLOWED = new Set<Surface>(['management', 'evaluation']);
 
@@ -56,10 +50,6 @@ declare module 'fastify' {
     /** The caller's authentication, when the route required one. */
     auth: Authentication | null;
   }
-  interface FastifyContextConfig {
-    surface?: Surface;
-    namespaceOf?: (request: FastifyRequest) => string | null;
-  }
 }
 
 /** Installs the gate on every route (only when authentication is required). */
@@ -67,14 +57,14 @@ export function installAuthGate(app: FastifyInstance, gate: AuthGate | null): vo
   app.decorateRequest('auth', null);
   if (!gate) return;
   app.addHook('onRequest', async (request) => {
-    const route = request.routeOptions.config as Partial<RouteAuth> | undefined;
-    if (!route?.surface || !gate.guards(route.surface)) return;
+    const route = request.routeOptions.config?.route;
+    if (!route || !gate.guards(route.surface)) return;
     request.auth = await gate.check(request.headers.authorization, route.surface);
   });
   app.addHook('preHandler', async (request) => {
     if (!request.auth) return;
     // Fail closed: a scoped token on a route that names no namespace is refused.
-    const namespaceOf = (request.routeOptions.config as Partial<RouteAuth> | undefined)?.namespaceOf;
-    gate.checkNamespace(request.auth, namespaceOf ? namespaceOf(request) : null);
+    const route = request.routeOptions.config?.route;
+    gate.checkNamespace(request.auth, route ? namespaceOf(route.namespace, request) : null);
   });
 }

@@ -1,7 +1,9 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { isPennonError, type ErrorKind, type PennonError } from '../core';
+import type { ErrorJson, OfrepErrorJson } from '../wire';
 import { drainThenClose } from './oversized';
 
 /**
@@ -57,8 +59,8 @@ function codeForStatus(status: number): number {
   }
 }
 
-export function errorBody(code: number, message: string) {
-  return { code, message, details: [] as unknown[] };
+export function errorBody(code: number, message: string): ErrorJson {
+  return { code, message, details: [] };
 }
 
 /** grpc-gateway puts the message of a 401 in WWW-Authenticate as well. */
@@ -77,6 +79,22 @@ function sendError(request: FastifyRequest, reply: FastifyReply, status: number,
   if (status === 401) reply.header('www-authenticate', wwwAuthenticate(message));
   if (status === 413) closeAfterOversized(request, reply);
   return reply.status(status).type('application/json').send(errorBody(code, message));
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * An error answered at the HTTP server itself, ahead of Fastify (the evaluation fast lane, the
+ * health lane): the same body and headers as Fastify's error answers.
+ */
+export function writeError(res: ServerResponse, status: number, code: number, message: string, options: { requestId?: string; close?: boolean } = {}): void {
+  const json = JSON.stringify(errorBody(code, message));
+  const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(json) };
+  if (options.requestId) headers['x-request-id'] = options.requestId;
+  if (status === 401) headers['www-authenticate'] = wwwAuthenticate(message);
+  if (options.close) headers.connection = 'close';
+  res.writeHead(status, headers);
+  res.end(json);
 }
 
 /**
@@ -167,4 +185,35 @@ export function installNotFound(app: FastifyInstance, logger?: Logger): void {
       ? sendError(request, reply, 501, GRPC.UNIMPLEMENTED, 'Method Not Allowed')
       : sendError(request, reply, 404, GRPC.NOT_FOUND, 'Not Found');
   });
+}
+
+const OFREP_STATUS: Partial<Record<PennonError['kind'], number>> = { unauthenticated: 401, forbidden: 403, unavailable: 503, too_large: 413 };
+
+/**
+ * OFREP's own error body, with Flipt's OFREP error mapping (the OFREP routes' error handler).
+ * The body ends with a newline, as Go's JSON encoder writes it. Unlike Flipt, an internal
+ * error's text is not passed to the client.
+ */
+export function ofrepError(err: PennonError | FastifyError | Error, key: string | undefined): { status: number; body: string } {
+  let status = 500;
+  let errorCode: OfrepErrorJson['errorCode'] = 'GENERAL';
+  let details = 'internal error';
+  let withKey: string | undefined;
+  if (isPennonError(err)) {
+    details = err.message;
+    if (err.kind === 'not_found') {
+      [status, errorCode, details, withKey] = [404, 'FLAG_NOT_FOUND', `flag was not found ${key ?? ''}`, key];
+    } else if (err.kind === 'invalid') {
+      [status, errorCode, withKey] = [400, 'INVALID_CONTEXT', key];
+    } else {
+      status = OFREP_STATUS[err.kind] ?? 500;
+      if (status === 500) details = 'internal error';
+    }
+  } else if (typeof (err as FastifyError).statusCode === 'number' && (err as FastifyError).statusCode! < 500) {
+    status = (err as FastifyError).statusCode!;
+    errorCode = status === 400 ? 'INVALID_CONTEXT' : 'GENERAL';
+    details = err.message;
+  }
+  const body: OfrepErrorJson = withKey !== undefined && withKey !== '' ? { key: withKey, errorCode, errorDetails: details } : { errorCode, errorDetails: details };
+  return { status, body: `${JSON.stringify(body)}\n` };
 }

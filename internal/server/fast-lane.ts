@@ -1,31 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import fastJson from 'fast-json-stringify';
 import type { Logger } from 'pino';
-import { DEFAULT_NAMESPACE, PennonError, type Authentication } from '../core';
-import type { AuthGate } from './auth-gate';
-import type { CompiledFlag } from '../evaluation';
-import { booleanOf, flagFor, variantOf } from './observed-evaluation';
-import type { FlagSources } from './sources';
-import { describeError, errorBody, GRPC, wwwAuthenticate } from './errors';
-import {
-  booleanResponse,
-  booleanResponseSchema,
-  decodeEvaluationRequest,
-  requestIdOf,
-  timing,
-  variantResponse,
-  variantResponseSchema,
-} from './wire/evaluation';
-import { parseJsonBody } from './wire/json';
-import { drainThenClose } from './oversized';
+import { PennonError, type Authentication } from '../core';
 import { markRoute } from '../telemetry/routes';
+import { booleanEvaluationSchema, decodeEvaluationRequest, parseJsonBody, routesOf, variantEvaluationSchema } from '../wire';
+import type { AuthGate } from './auth-gate';
+import { describeError, writeError } from './errors';
+import { answerEvaluation, type EvaluationAnswers, type EvaluationKind } from './evaluation-answer';
+import { drainThenClose } from './oversized';
+import type { FlagSources } from './sources';
 
 /**
  * The evaluation hot path's fast lane. `POST /evaluate/v1/variant` and `/boolean` are answered
  * here, at the HTTP server, before Fastify: Fastify's per-request machinery (shared by ~70
- * routes, so its call sites go megamorphic) cost more than the evaluation itself. The lane
- * uses the same decoding, evaluation, serialisation and error mapping as the Fastify routes,
- * which still exist and serve whenever the lane is off (access logging) or declines a request.
+ * routes, so its call sites go megamorphic) cost more than the evaluation itself. The lane is
+ * transport only — it reads the body, checks the token, and writes bytes; the answer is
+ * answerEvaluation's, as on the Fastify routes, which still serve whenever the lane is off
+ * (access logging) or declines a request.
  */
 
 export interface FastLaneOptions {
@@ -36,35 +27,38 @@ export interface FastLaneOptions {
   logger: Logger;
   bodyLimit: number;
   nextRequestId: () => string;
-  /** True once the server is shutting down: requests get 503, as Fastify's do. */
-  closing: () => boolean;
   /** With CORS on, browser requests (they carry Origin) go to Fastify, which adds the CORS headers. */
   declineOrigins?: boolean;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-type Answer = (body: unknown, started: number, req: IncomingMessage, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null) => void;
 
-const serializeVariant = fastJson(variantResponseSchema);
-const serializeBoolean = fastJson(booleanResponseSchema);
+/** The same schemas the Fastify routes compile: the same bytes for the same answer. */
+const SERIALIZE: { [K in EvaluationKind]: (answer: EvaluationAnswers[K]) => string } = {
+  variant: fastJson(variantEvaluationSchema),
+  boolean: fastJson(booleanEvaluationSchema),
+};
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The lane's paths, from the wire table's entries for the two operations. */
+const LANE: [string, EvaluationKind][] = [
+  [routesOf('EvaluateVariant')[0].path, 'variant'],
+  [routesOf('EvaluateBoolean')[0].path, 'boolean'],
+];
 
 export function fastLane(options: FastLaneOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const guarded = options.gate !== null && options.gate.guards('evaluation');
   const route =
-    (answer: Answer): Handler =>
+    (kind: EvaluationKind): Handler =>
     (req, res) => {
-      if (!guarded) return readBody(req, res, options, (body, started) => answer(body, started, req, res, options, null));
+      if (!guarded) return readBody(req, res, options, (body, started) => evaluate(kind, body, started, req, res, options, null));
       // As in Flipt, an unauthenticated request is refused before its body is looked at.
       options.gate!.check(req.headers.authorization, 'evaluation').then(
-        (auth) => readBody(req, res, options, (body, started) => answer(body, started, req, res, options, auth)),
+        (auth) => readBody(req, res, options, (body, started) => evaluate(kind, body, started, req, res, options, auth)),
         (err: unknown) => fail(res, err, options),
       );
     };
-  const routes = new Map<string, Handler>([
-    ['/evaluate/v1/variant', route(variant)],
-    ['/evaluate/v1/boolean', route(boolean)],
-  ]);
+  const routes = new Map<string, Handler>(LANE.map(([path, kind]) => [path, route(kind)]));
   return (req, res) => {
     if (req.method !== 'POST' || (options.declineOrigins && req.headers.origin !== undefined)) return false;
     const url = req.url ?? '';
@@ -72,10 +66,6 @@ export function fastLane(options: FastLaneOptions): (req: IncomingMessage, res: 
     const handler = routes.get(path);
     if (!handler) return false; // anything unusual (query strings, other paths) goes to Fastify
     markRoute(req, path);
-    if (options.closing()) {
-      send(res, 503, JSON.stringify(errorBody(GRPC.UNAVAILABLE, 'the server is shutting down')), options.nextRequestId(), true);
-      return true;
-    }
     handler(req, res);
     return true;
   };
@@ -110,41 +100,25 @@ function readBody(req: IncomingMessage, res: ServerResponse, options: FastLaneOp
   req.on('end', onEnd);
 }
 
-function answer(
-  flag: CompiledFlag | Promise<CompiledFlag>,
+function evaluate<K extends EvaluationKind>(
+  kind: K,
+  body: unknown,
+  started: number,
+  httpReq: IncomingMessage,
   res: ServerResponse,
   options: FastLaneOptions,
-  build: (flag: CompiledFlag) => string,
+  auth: Authentication | null,
 ): void {
-  if (flag instanceof Promise) {
-    flag.then((f) => send(res, 200, build(f)), (err: unknown) => fail(res, err, options)).catch((err: unknown) => fail(res, err, options));
-  } else {
-    send(res, 200, build(flag));
-  }
+  const request = decodeEvaluationRequest(body);
+  if (auth) options.gate!.checkNamespace(auth, request.namespaceKey);
+  const answer = answerEvaluation(kind, request, options.sources.of(httpReq).snapshots, started);
+  const serialize = SERIALIZE[kind];
+  if (answer instanceof Promise) answer.then((a) => send(res, serialize(a)), (err: unknown) => fail(res, err, options)).catch((err: unknown) => fail(res, err, options));
+  else send(res, serialize(answer));
 }
 
-function variant(body: unknown, started: number, httpReq: IncomingMessage, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null): void {
-  const req = decodeEvaluationRequest(body);
-  if (auth) options.gate!.checkNamespace(auth, req.namespaceKey);
-  answer(flagFor(options.sources.of(httpReq).snapshots, 'variant', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
-    serializeVariant(variantResponse(req.flagKey, variantOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), started))),
-  );
-}
-
-function boolean(body: unknown, started: number, httpReq: IncomingMessage, res: ServerResponse, options: FastLaneOptions, auth: Authentication | null): void {
-  const req = decodeEvaluationRequest(body);
-  if (auth) options.gate!.checkNamespace(auth, req.namespaceKey);
-  answer(flagFor(options.sources.of(httpReq).snapshots, 'boolean', req.namespaceKey, req.namespaceKey || DEFAULT_NAMESPACE, req.flagKey), res, options, (flag) =>
-    serializeBoolean(booleanResponse(req.flagKey, booleanOf(req.namespaceKey, flag, req.entityId, req.context), timing(requestIdOf(req.requestId), started))),
-  );
-}
-
-function send(res: ServerResponse, status: number, json: string, requestId?: string, close = false, message = ''): void {
-  const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(json) };
-  if (requestId) headers['x-request-id'] = requestId;
-  if (status === 401) headers['www-authenticate'] = wwwAuthenticate(message);
-  if (close) headers.connection = 'close';
-  res.writeHead(status, headers);
+function send(res: ServerResponse, json: string): void {
+  res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(json) });
   res.end(json);
 }
 
@@ -153,5 +127,5 @@ function fail(res: ServerResponse, err: unknown, options: FastLaneOptions, close
   const given = res.req.headers['x-request-id'];
   const requestId = typeof given === 'string' && given !== '' ? given : options.nextRequestId();
   const { status, code, message } = describeError(err, requestId, options.logger);
-  send(res, status, JSON.stringify(errorBody(code, message)), requestId, close, message);
+  writeError(res, status, code, message, { requestId, close });
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../telemetry';
 import { routeOf } from '../telemetry/routes';
+import { serve } from './route-table';
 
 const STARTED = Symbol('pennon.started');
 const METRICS = Symbol('pennon.metrics');
@@ -33,7 +34,7 @@ export function measured(
 
 /** Serves `/metrics` (route patterns are marked by telemetry/routes.ts). */
 export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.get('/metrics', { config: { surface: 'public' } }, async (_request, reply) =>
+  serve(app, 'Metrics', async (_request, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   );
 }

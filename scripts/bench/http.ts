@@ -25,9 +25,17 @@ function cpuMicros(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
+/**
+ * BENCH_SERVER_CPUS (e.g. `0`) pins the servers to those CPUs with taskset, so that the load
+ * generator — run it pinned elsewhere: `taskset -c 1 npm run bench -- http` — does not share a
+ * core with them. taskset execs the server: the child's pid is the server's.
+ */
+const PIN = process.env.BENCH_SERVER_CPUS ?? '';
+
 function startProcess(command: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolveStart, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const [file, argv] = PIN === '' ? [command, args] : ['taskset', ['-c', PIN, command, ...args]];
+    const child = spawn(file, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -38,8 +46,8 @@ function startProcess(command: string, args: string[], env: Record<string, strin
   });
 }
 
-async function load(label: string, server: { url: string; child: ChildProcess }, body: string, seconds: number): Promise<HttpResult> {
-  const options = { url: `${server.url}/evaluate/v1/variant`, method: 'POST' as const, body, headers: { 'content-type': 'application/json' }, connections: 10 };
+async function load(label: string, server: { url: string; child: ChildProcess }, body: string, seconds: number, path = '/evaluate/v1/variant'): Promise<HttpResult> {
+  const options = { url: `${server.url}${path}`, method: 'POST' as const, body, headers: { 'content-type': 'application/json' }, connections: 10 };
   await autocannon({ ...options, duration: 2 }); // warm-up
   const cpuBefore = cpuMicros(server.child.pid!);
   const result = await autocannon({ ...options, duration: seconds });
@@ -76,13 +84,15 @@ export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; 
     const unmetered = await startProcess(cli, ['serve'], { ...serverEnv, PENNON_METRICS_ENABLED: 'false' });
     children.push(unmetered.child);
     const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1234', context: matchingContext(HTTP_SHAPE) });
-    // Alternate the two, three rounds each, and keep the median round: the machine is noisy.
-    const rounds: { baseline: HttpResult; evaluation: HttpResult; noMetrics: HttpResult }[] = [];
+    const booleanBody = JSON.stringify({ namespaceKey: 'default', flagKey: 'bool-0', entityId: 'user-1234', context: matchingContext(HTTP_SHAPE) });
+    // Alternate them, three rounds each, and keep the median round: the machine is noisy.
+    const rounds: { baseline: HttpResult; evaluation: HttpResult; noMetrics: HttpResult; boolean: HttpResult }[] = [];
     for (let i = 0; i < 3; i++) {
       const baseline = await load('bare Fastify JSON route', bare, body, seconds);
       const evaluation = await load('pennon /evaluate/v1/variant (10 rules x 3 constraints)', pennon, body, seconds);
       const noMetrics = await load('the same with metrics.enabled: false', unmetered, body, seconds);
-      rounds.push({ baseline, evaluation, noMetrics });
+      const boolean = await load('pennon /evaluate/v1/boolean (segment rollout, threshold)', pennon, booleanBody, seconds, '/evaluate/v1/boolean');
+      rounds.push({ baseline, evaluation, noMetrics, boolean });
     }
     rounds.sort((a, b) => a.evaluation.requestsPerSecond / a.baseline.requestsPerSecond - b.evaluation.requestsPerSecond / b.baseline.requestsPerSecond);
     const { baseline, evaluation } = rounds[1];
@@ -90,7 +100,7 @@ export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; 
     // The steadier figure: extra server CPU per request with metrics on.
     const cpuCosts = rounds.map((r) => r.evaluation.cpuMicrosPerRequest / r.noMetrics.cpuMicrosPerRequest - 1).sort((a, b) => a - b);
     return {
-      results: [baseline, evaluation, rounds[1].noMetrics],
+      results: [baseline, evaluation, rounds[1].noMetrics, [...rounds].sort((a, b) => a.boolean.requestsPerSecond - b.boolean.requestsPerSecond)[1].boolean],
       ratio: evaluation.requestsPerSecond / baseline.requestsPerSecond,
       p99Ratio: evaluation.p99 / Math.max(baseline.p99, 1),
       metricsCost: costs[1],

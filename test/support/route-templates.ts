@@ -3,8 +3,9 @@ import type { TestServer } from './server';
 
 /**
  * The routes a running test server serves, read from its Fastify app (the route table that
- * internal/server/route-table.ts records as routes are registered): tests that must cover
- * every route walk these, so a new route is covered without editing them.
+ * internal/server/route-table.ts records as routes are registered, each with its entry in the
+ * wire table, internal/wire/routes.ts: surface, how its namespace is read, paging): tests that
+ * must cover every route walk these, so a new route is covered without editing them.
  */
 export interface RouteTemplate extends RouteEntry {
   /** The URL's parameter names in order (`namespaceKey`, `flagKey`, …; `*` for a wildcard). */
@@ -14,11 +15,11 @@ export interface RouteTemplate extends RouteEntry {
 export function routeTemplates(server: TestServer): RouteTemplate[] {
   const seen = new Set<string>();
   const out: RouteTemplate[] = [];
-  for (const { method, url } of server.service.app.routeTable) {
-    const id = `${method} ${url}`;
+  for (const entry of server.service.app.routeTable) {
+    const id = `${entry.method} ${entry.url}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    out.push({ method, url, params: paramsOf(url) });
+    out.push({ ...entry, params: paramsOf(entry.url) });
   }
   return out;
 }

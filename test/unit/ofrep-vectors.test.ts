@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PennonError } from '../../internal/core';
-import { bridgeInput, bulkFlags, ofrepError, ofrepFlag } from '../../internal/server/wire/ofrep';
+import { ofrepError } from '../../internal/server/errors';
+import { bridgeInput, bulkFlags, ofrepFlag } from '../../internal/wire';
 import { loadOfrep } from '../support/vectors';
 
 /**

@@ -1,18 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, invalidField, unauthenticated } from '../../core';
 import type { AuthService } from '../../auth';
-import { Fields } from '../wire/decode';
-import { authenticationJson, instantOf } from '../wire/auth';
+import { authenticationToJson, Fields, type AuthenticationListJson, type AuthMethodsJson, type CreatedTokenJson } from '../../wire';
+import { serve } from '../route-table';
 import { EMPTY } from './route';
+
+type ById = { Params: { id: string } };
 
 /**
  * `/auth/v1`: the authentication methods (public), API client tokens, and the caller's own
  * authentication. The token-creation route exists only when the token method is enabled.
  */
 export function authRoutes(app: FastifyInstance, auth: AuthService, options: { tokenMethod: boolean }): void {
-  const guarded = { surface: 'auth' as const };
-
-  app.get('/auth/v1/method', async () => ({
+  serve(app, 'ListAuthenticationMethods', async (): Promise<AuthMethodsJson> => ({
     methods: [
       { method: 'METHOD_TOKEN', enabled: options.tokenMethod, sessionCompatible: false },
       { method: 'METHOD_GITHUB', enabled: false, sessionCompatible: true },
@@ -23,45 +23,43 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: { t
   }));
 
   if (options.tokenMethod) {
-    app.post('/auth/v1/method/token', { config: guarded }, async (request) => {
+    serve(app, 'CreateToken', async (request): Promise<CreatedTokenJson> => {
       const body = Fields.body(request.body);
       const metadata = body.object('metadata') ?? {};
       for (const [k, v] of Object.entries(metadata)) if (typeof v !== 'string') throw invalidField(`metadata.${k}`, 'must be a string');
       const created = await auth.createToken({
         name: body.str('name'),
         description: body.str('description'),
-        expiresAt: instantOf(body.str('expiresAt'), 'expiresAt'),
+        expiresAt: body.instant('expiresAt'),
         namespaceKey: body.str('namespaceKey'),
         metadata: metadata as Record<string, string>,
       });
-      return { clientToken: created.clientToken, authentication: authenticationJson(created.authentication) };
+      return { clientToken: created.clientToken, authentication: authenticationToJson(created.authentication) };
     });
   }
 
-  app.get('/auth/v1/tokens', { config: guarded }, async (request) => {
+  serve(app, 'ListAuthentications', async (request): Promise<AuthenticationListJson> => {
     const query = Fields.query(request.query);
     const page = await auth.list(query.enumOf('method', AUTH_METHODS), query.int32('limit'), query.str('pageToken'));
-    return { authentications: page.items.map(authenticationJson), nextPageToken: page.nextPageToken };
+    return { authentications: page.items.map(authenticationToJson), nextPageToken: page.nextPageToken };
   });
 
-  app.get<{ Params: { id: string } }>('/auth/v1/tokens/:id', { config: guarded }, async (request) =>
-    authenticationJson(await auth.get(request.params.id)),
-  );
+  serve<ById>(app, 'GetAuthentication', async (request) => authenticationToJson(await auth.get(request.params.id)));
 
-  app.delete<{ Params: { id: string } }>('/auth/v1/tokens/:id', { config: guarded }, async (request) => {
+  serve<ById>(app, 'DeleteAuthentication', async (request) => {
     await auth.delete(request.params.id);
     return EMPTY;
   });
 
   // Without required authentication there is no caller to describe: Flipt answers 401 too.
-  app.get('/auth/v1/self', { config: guarded }, async (request) => {
+  serve(app, 'GetAuthenticationSelf', async (request) => {
     if (!request.auth) throw unauthenticated();
-    return authenticationJson(request.auth);
+    return authenticationToJson(request.auth);
   });
 
-  app.put('/auth/v1/self/expire', { config: guarded }, async (request) => {
+  serve(app, 'ExpireAuthenticationSelf', async (request) => {
     if (!request.auth) throw unauthenticated();
-    await auth.expire(request.auth.id, instantOf(Fields.query(request.query).str('expiresAt'), 'expiresAt'));
+    await auth.expire(request.auth.id, Fields.query(request.query).instant('expiresAt'));
     return EMPTY;
   });
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { CompiledFlag, CompiledNamespace, CompiledSegment } from '../../evaluation';
+import { float32, timestamp } from '../../wire';
+import { serve } from '../route-table';
 import type { FlagSources } from '../sources';
-import { float32, timestamp } from '../wire/encode';
 
 /**
  * The client-side SDKs' snapshot (`flipt-client-js` and friends): a namespace's flags in
@@ -100,8 +101,7 @@ export function snapshotDocument(snapshot: CompiledNamespace, acceptVersion: str
 }
 
 export function clientSnapshotRoutes(app: FastifyInstance, sources: FlagSources): void {
-  const config = { surface: 'evaluation' as const, namespaceOf: (r: FastifyRequest) => (r.params as { key: string }).key };
-  app.get<{ Params: { key: string } }>('/internal/v1/evaluation/snapshot/namespace/:key', { config }, async (request, reply) => {
+  serve<{ Params: { key: string } }>(app, 'EvaluationSnapshotNamespace', async (request, reply) => {
     const source = sources.of(request.raw);
     const snapshot = await source.snapshots.get(request.params.key);
     // A namespace that does not exist has no version, so no ETag (as Flipt's SQL store).

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { gitStoragesOf, remoteWithoutUserInfo, type Config } from '../../config';
+import { serve } from '../route-table';
 import type { FlagSources } from '../sources';
 
 /** Flipt v2's SCM enum as protojson writes it. */
@@ -31,5 +32,5 @@ export function environmentRoutes(app: FastifyInstance, sources: FlagSources, co
       };
     }),
   };
-  app.get('/api/v2/environments', { config: { surface: 'management', namespaceOf: () => null } }, async () => body);
+  serve(app, 'ListEnvironments', async () => body);
 }

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { FLAG_TYPES } from '../../core';
 import type { VariantRequest } from '../../management';
-import type { Fields } from '../wire/decode';
-import { flagJson, variantJson } from '../wire/encode';
+import { flagInListToJson, flagToJson, variantToJson, type Fields, type FlagListJson } from '../../wire';
 import type { FlagSources } from '../sources';
 import { EMPTY, listInput, managementRoute } from './route';
 
@@ -11,19 +10,19 @@ function variantRequest(body: Fields): VariantRequest {
 }
 
 export function flagRoutes(app: FastifyInstance, sources: FlagSources): void {
-  managementRoute(app, sources, 'GET', '/flags', async ({ management, ns, query }) => {
+  managementRoute(app, sources, 'ListFlags', async ({ management, ns, query }): Promise<FlagListJson> => {
     const page = await management.listFlags(ns, listInput(query));
     return {
-      flags: page.items.map((f) => flagJson(f, { inList: true })),
+      flags: page.items.map(flagInListToJson),
       nextPageToken: page.nextPageToken,
       totalCount: page.totalCount,
     };
   });
 
-  managementRoute(app, sources, 'GET', '/flags/:key', async ({ management, ns, params }) => flagJson(await management.getFlag(ns, params.key)));
+  managementRoute(app, sources, 'GetFlag', async ({ management, ns, params }) => flagToJson(await management.getFlag(ns, params.key)));
 
-  managementRoute(app, sources, 'POST', '/flags', async ({ management, ns, body }) =>
-    flagJson(
+  managementRoute(app, sources, 'CreateFlag', async ({ management, ns, body }) =>
+    flagToJson(
       await management.createFlag(ns, {
         key: body.str('key'),
         name: body.str('name'),
@@ -35,8 +34,8 @@ export function flagRoutes(app: FastifyInstance, sources: FlagSources): void {
     ),
   );
 
-  managementRoute(app, sources, 'PUT', '/flags/:key', async ({ management, ns, params, body }) =>
-    flagJson(
+  managementRoute(app, sources, 'UpdateFlag', async ({ management, ns, params, body }) =>
+    flagToJson(
       await management.updateFlag(ns, params.key, {
         name: body.str('name'),
         description: body.str('description'),
@@ -47,20 +46,20 @@ export function flagRoutes(app: FastifyInstance, sources: FlagSources): void {
     ),
   );
 
-  managementRoute(app, sources, 'DELETE', '/flags/:key', async ({ management, ns, params }) => {
+  managementRoute(app, sources, 'DeleteFlag', async ({ management, ns, params }) => {
     await management.deleteFlag(ns, params.key);
     return EMPTY;
   });
 
-  managementRoute(app, sources, 'POST', '/flags/:flagKey/variants', async ({ management, ns, params, body }) =>
-    variantJson(await management.createVariant(ns, params.flagKey, variantRequest(body))),
+  managementRoute(app, sources, 'CreateVariant', async ({ management, ns, params, body }) =>
+    variantToJson(await management.createVariant(ns, params.flagKey, variantRequest(body))),
   );
 
-  managementRoute(app, sources, 'PUT', '/flags/:flagKey/variants/:id', async ({ management, ns, params, body }) =>
-    variantJson(await management.updateVariant(ns, params.flagKey, params.id, variantRequest(body))),
+  managementRoute(app, sources, 'UpdateVariant', async ({ management, ns, params, body }) =>
+    variantToJson(await management.updateVariant(ns, params.flagKey, params.id, variantRequest(body))),
   );
 
-  managementRoute(app, sources, 'DELETE', '/flags/:flagKey/variants/:id', async ({ management, ns, params }) => {
+  managementRoute(app, sources, 'DeleteVariant', async ({ management, ns, params }) => {
     await management.deleteVariant(ns, params.flagKey, params.id);
     return EMPTY;
   });

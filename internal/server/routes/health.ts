@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../core';
 import { HEALTH_SERVICES, type HealthState } from '../health';
+import { serve } from '../route-table';
 
 /**
  * Liveness/readiness for load balancers; never behind authentication. 200 while SERVING, 503
@@ -7,9 +9,9 @@ import { HEALTH_SERVICES, type HealthState } from '../health';
  * service does not know is 404 (gRPC NotFound through the gateway).
  */
 export function healthRoutes(app: FastifyInstance, health: HealthState): void {
-  app.get<{ Querystring: { service?: string } }>('/health', { config: { surface: 'public' } }, async (request, reply) => {
+  serve<{ Querystring: { service?: string } }>(app, 'Health', async (request, reply) => {
     const service = request.query.service ?? '';
-    if (!HEALTH_SERVICES.has(service)) return reply.code(404).send({ code: 5, message: 'unknown service', details: [] });
+    if (!HEALTH_SERVICES.has(service)) throw notFound('unknown service');
     const report = health.report();
     if (report.status !== 'SERVING') reply.code(503);
     return report;

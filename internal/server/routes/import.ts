@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import { DEFAULT_NAMESPACE, PennonError, invalidField, readOnly } from '../../core';
 import { importBulk, warningLines } from '../../ext';
 import type { Store } from '../../storage';
+import { Fields } from '../../wire';
 import { errorHandler } from '../errors';
-import { Fields } from '../wire/decode';
+import { serve } from '../route-table';
 
 /**
  * Pennon's own bulk import (Flipt has no such route): `POST /api/v1/namespaces/{ns}/import`
@@ -57,9 +58,7 @@ export function importRoutes(app: FastifyInstance, deps: ImportRouteDeps): void 
   };
 
   const named = (request: FastifyRequest) => (request.params as { namespaceKey: string }).namespaceKey || DEFAULT_NAMESPACE;
-  app.post('/api/v1/namespaces/:namespaceKey/import', { config: { surface: 'management', namespaceOf: named }, bodyLimit: deps.maxBytes }, (request) =>
-    handle(request, named(request)),
-  );
+  serve(app, 'ImportNamespace', (request) => handle(request, named(request)), { bodyLimit: deps.maxBytes });
   // No namespace: a scoped token is refused here (the gate fails closed).
-  app.post('/api/v1/import', { config: { surface: 'management' }, bodyLimit: deps.maxBytes }, (request) => handle(request, null));
+  serve(app, 'ImportAll', (request) => handle(request, null), { bodyLimit: deps.maxBytes });
 }

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { publicConfig, type Config } from '../../config';
 import { BUILD_DATE, COMMIT, IS_RELEASE, VERSION } from '../../core';
-import type { RouteAuth } from '../auth-gate';
-
-const route: RouteAuth = { surface: 'meta' };
+import type { MetaInfoJson } from '../../wire';
+import { serve } from '../route-table';
 
 /** Go's names for Node's platform and architecture, as Flipt reports its own. */
 const GO_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm' };
@@ -12,7 +11,7 @@ const GO_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm
  * `/meta/info`: what the UI and operators read about this instance. Flipt builds it with Go's
  * encoding/json, so empty optional fields are left out (`omitempty`) rather than null.
  */
-export function metaInfo(config: Config, gitBacked = false): Record<string, unknown> {
+export function metaInfo(config: Config, gitBacked = false): MetaInfoJson {
   return {
     version: VERSION,
     ...(COMMIT !== '' && { commit: COMMIT }),
@@ -31,7 +30,7 @@ export function metaInfo(config: Config, gitBacked = false): Record<string, unkn
 
 export function metaRoutes(app: FastifyInstance, config: Config, gitBacked = false): void {
   const info = metaInfo(config, gitBacked);
-  app.get('/meta/info', { config: route }, async () => info);
+  serve(app, 'GetInfo', async () => info);
   const shown = publicConfig(config);
-  app.get('/meta/config', { config: route }, async () => shown);
+  serve(app, 'GetConfiguration', async () => shown);
 }

@@ -3,9 +3,24 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Logger } from 'pino';
 import { invalid } from '../../core';
 import type { CompiledFlag } from '../../evaluation';
+import { bridgeInput, bulkFlags, ofrepFlag, type BridgeInput, type BridgeOutput, type OfrepBulkJson, type OfrepConfigurationJson, type OfrepFlagJson } from '../../wire';
+import { closeAfterOversized, ofrepError } from '../errors';
+import { booleanOf, variantOf } from '../observed-evaluation';
+import { serve } from '../route-table';
 import type { FlagSources } from '../sources';
-import { closeAfterOversized } from '../errors';
-import { bridge, bridgeInput, bulkFlags, ofrepError, ofrepFlag } from '../wire/ofrep';
+
+/** One flag's evaluation in Flipt's OFREP bridge form. */
+export function bridge(flag: CompiledFlag, input: BridgeInput): BridgeOutput {
+  if (flag.type === 'BOOLEAN_FLAG_TYPE') {
+    const r = booleanOf(input.namespaceKey, flag, input.entityId, input.context);
+    return { flagKey: flag.key, reason: r.reason, variant: String(r.enabled), value: r.enabled, metadata: {} };
+  }
+  const r = variantOf(input.namespaceKey, flag, input.entityId, input.context);
+  const metadata: Record<string, string> = {};
+  if (r.segmentKeys.length > 0) metadata.segments = r.segmentKeys.join(',');
+  if (r.variantAttachment !== '') metadata.attachment = r.variantAttachment;
+  return { flagKey: flag.key, reason: r.reason, variant: r.variantKey, value: r.variantKey, metadata };
+}
 
 /**
  * OFREP (OpenFeature Remote Evaluation Protocol) as Flipt v1 serves it, with its own error
@@ -25,8 +40,7 @@ export function ofrepRoutes(
     return reply.status(status).header('x-request-id', request.id).type('application/json').send(body);
   });
 
-  const route = { surface: 'ofrep' as const };
-  app.get('/ofrep/v1/configuration', { config: route }, async () => ({
+  serve(app, 'OfrepConfiguration', async (): Promise<OfrepConfigurationJson> => ({
     name: 'flipt',
     capabilities: {
       cacheInvalidation: { polling: { enabled: config.cacheEnabled, minPollingIntervalMs: config.cacheEnabled ? config.cacheTtlMs : 0 } },
@@ -34,14 +48,14 @@ export function ofrepRoutes(
     },
   }));
 
-  app.post<{ Params: { key: string } }>('/ofrep/v1/evaluate/flags/:key', { config: route }, async (request) => {
+  serve<{ Params: { key: string } }>(app, 'OfrepEvaluateFlag', async (request): Promise<OfrepFlagJson> => {
     const { key } = request.params;
     if (key === '') throw invalid('flag key was not provided');
     const input = bridgeInput(request.headers, request.body);
     return ofrepFlag(key, bridge(await sources.of(request.raw).snapshots.flag(input.namespaceKey, key), input));
   });
 
-  app.post('/ofrep/v1/evaluate/flags', { config: route }, async (request, reply) => {
+  serve(app, 'OfrepEvaluateBulk', async (request, reply) => {
     const input = bridgeInput(request.headers, request.body);
     const snapshots = sources.of(request.raw).snapshots;
     const snapshot = await snapshots.get(input.namespaceKey);
@@ -54,7 +68,8 @@ export function ofrepRoutes(
         throw Object.assign(err as Error, { ofrepKey: key });
       }
     }
-    const body = JSON.stringify({ flags: flags.map((f) => ofrepFlag(f.key, bridge(f, input))) });
+    const bulk: OfrepBulkJson = { flags: flags.map((f) => ofrepFlag(f.key, bridge(f, input))) };
+    const body = JSON.stringify(bulk);
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
     reply.header('etag', etag);
     if (request.headers['if-none-match'] === etag) return reply.status(304).send();

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { SEGMENT_OPERATORS, invalidField } from '../../core';
 import type { RolloutRequest } from '../../management';
-import type { Fields } from '../wire/decode';
-import { rolloutJson } from '../wire/encode';
+import { rolloutToJson, type Fields, type RolloutListJson } from '../../wire';
 import type { FlagSources } from '../sources';
 import { EMPTY, listInput, managementRoute } from './route';
 
@@ -23,71 +22,31 @@ function rolloutRequest(body: Fields): RolloutRequest {
   };
 }
 
-/** Rollouts exist only in Family B. Their list names its array `rules`, as Flipt's does. */
+/** Rollouts exist only in Family B (the wire table has no Family A paths for them). */
 export function rolloutRoutes(app: FastifyInstance, sources: FlagSources): void {
-  const familyB = { familyA: false };
+  managementRoute(app, sources, 'ListRollouts', async ({ management, ns, params, query }): Promise<RolloutListJson> => {
+    const page = await management.listRollouts(ns, params.flagKey, listInput(query));
+    // Flipt names the rollout list's array `rules`.
+    return { rules: page.items.map(rolloutToJson), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
+  });
 
-  managementRoute(
-    app,
-    sources,
-    'GET',
-    '/flags/:flagKey/rollouts',
-    async ({ management, ns, params, query }) => {
-      const page = await management.listRollouts(ns, params.flagKey, listInput(query));
-      return { rules: page.items.map(rolloutJson), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
-    },
-    familyB,
+  managementRoute(app, sources, 'GetRollout', async ({ management, ns, params }) => rolloutToJson(await management.getRollout(ns, params.flagKey, params.id)));
+
+  managementRoute(app, sources, 'CreateRollout', async ({ management, ns, params, body }) =>
+    rolloutToJson(await management.createRollout(ns, params.flagKey, { ...rolloutRequest(body), rank: body.int32('rank') })),
   );
 
-  managementRoute(
-    app,
-    sources,
-    'GET',
-    '/flags/:flagKey/rollouts/:id',
-    async ({ management, ns, params }) => rolloutJson(await management.getRollout(ns, params.flagKey, params.id)),
-    familyB,
+  managementRoute(app, sources, 'OrderRollouts', async ({ management, ns, params, body }) => {
+    await management.orderRollouts(ns, params.flagKey, body.strList('rolloutIds'));
+    return EMPTY;
+  });
+
+  managementRoute(app, sources, 'UpdateRollout', async ({ management, ns, params, body }) =>
+    rolloutToJson(await management.updateRollout(ns, params.flagKey, params.id, rolloutRequest(body))),
   );
 
-  managementRoute(
-    app,
-    sources,
-    'POST',
-    '/flags/:flagKey/rollouts',
-    async ({ management, ns, params, body }) =>
-      rolloutJson(await management.createRollout(ns, params.flagKey, { ...rolloutRequest(body), rank: body.int32('rank') })),
-    familyB,
-  );
-
-  managementRoute(
-    app,
-    sources,
-    'PUT',
-    '/flags/:flagKey/rollouts/order',
-    async ({ management, ns, params, body }) => {
-      await management.orderRollouts(ns, params.flagKey, body.strList('rolloutIds'));
-      return EMPTY;
-    },
-    familyB,
-  );
-
-  managementRoute(
-    app,
-    sources,
-    'PUT',
-    '/flags/:flagKey/rollouts/:id',
-    async ({ management, ns, params, body }) => rolloutJson(await management.updateRollout(ns, params.flagKey, params.id, rolloutRequest(body))),
-    familyB,
-  );
-
-  managementRoute(
-    app,
-    sources,
-    'DELETE',
-    '/flags/:flagKey/rollouts/:id',
-    async ({ management, ns, params }) => {
-      await management.deleteRollout(ns, params.flagKey, params.id);
-      return EMPTY;
-    },
-    familyB,
-  );
+  managementRoute(app, sources, 'DeleteRollout', async ({ management, ns, params }) => {
+    await management.deleteRollout(ns, params.flagKey, params.id);
+    return EMPTY;
+  });
 }

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DEFAULT_NAMESPACE } from '../../core';
 import type { Management } from '../../management';
+import { Fields, namespaceOf, routesOf, type OperationName, type RouteSpec } from '../../wire';
 import type { FlagSources } from '../sources';
-import { Fields } from '../wire/decode';
 
 /** What a management handler gets: the resolved namespace, path values, body and query. */
 export interface Input {
@@ -18,11 +18,12 @@ export interface Input {
   management: Management;
 }
 
-function inputOf(request: FastifyRequest, ns: string, sources: FlagSources): Input {
+function inputOf(request: FastifyRequest, spec: RouteSpec, sources: FlagSources): Input {
   let body: Fields | undefined;
   let query: Fields | undefined;
   return {
-    ns: ns === '' ? DEFAULT_NAMESPACE : ns,
+    // Family B names the namespace in the path; Family A in `namespaceKey` (query or body).
+    ns: namespaceOf(spec.namespace, request) ?? DEFAULT_NAMESPACE,
     request,
     management: sources.of(request.raw).management,
     params: request.params as Record<string, string>,
@@ -37,42 +38,13 @@ function inputOf(request: FastifyRequest, ns: string, sources: FlagSources): Inp
 }
 
 /**
- * Family A has no namespace in the path: it comes from `namespaceKey` in the query (GET,
- * HEAD, DELETE) or the body (POST, PUT), and defaults to `default`.
+ * Registers a management operation on every path the wire table gives it — Family B
+ * (`/api/v1/namespaces/{ns}/…`) and, for most, Family A (`/api/v1/…`). All call the same
+ * handler: one implementation.
  */
-function familyANamespace(request: FastifyRequest): string {
-  const fromQuery = request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE';
-  const source = fromQuery ? Fields.query(request.query) : Fields.body(request.body);
-  return source.str('namespaceKey');
-}
-
-/**
- * Registers a management route under Family B (`/api/v1/namespaces/{ns}/…`) and, unless told
- * otherwise, Family A (`/api/v1/…`). Both call the same handler: one implementation.
- */
-export function managementRoute(
-  app: FastifyInstance,
-  sources: FlagSources,
-  method: HTTPMethods,
-  path: string,
-  handler: (input: Input) => Promise<unknown>,
-  options: { familyA?: boolean } = {},
-): void {
-  const familyB = (request: FastifyRequest) => (request.params as { namespaceKey: string }).namespaceKey || DEFAULT_NAMESPACE;
-  app.route({
-    method,
-    url: `/api/v1/namespaces/:namespaceKey${path}`,
-    config: { surface: 'management', namespaceOf: familyB },
-    handler: (request) => handler(inputOf(request, familyB(request), sources)),
-  });
-  if (options.familyA ?? true) {
-    const familyA = (request: FastifyRequest) => familyANamespace(request) || DEFAULT_NAMESPACE;
-    app.route({
-      method,
-      url: `/api/v1${path}`,
-      config: { surface: 'management', namespaceOf: familyA },
-      handler: (request) => handler(inputOf(request, familyA(request), sources)),
-    });
+export function managementRoute(app: FastifyInstance, sources: FlagSources, name: OperationName, handler: (input: Input) => Promise<unknown>): void {
+  for (const spec of routesOf(name)) {
+    app.route({ method: spec.method, url: spec.path, handler: (request) => handler(inputOf(request, spec, sources)) });
   }
 }
 

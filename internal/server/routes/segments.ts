@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { COMPARISON_TYPES, MATCH_TYPES } from '../../core';
 import type { ConstraintRequest, Management } from '../../management';
-import type { Fields } from '../wire/decode';
-import { constraintJson, segmentJson } from '../wire/encode';
+import { constraintToJson, segmentToJson, type Fields, type SegmentListJson } from '../../wire';
 import type { FlagSources } from '../sources';
 import { EMPTY, listInput, managementRoute } from './route';
 
@@ -17,15 +16,15 @@ function constraintRequest(body: Fields): ConstraintRequest {
 }
 
 export function segmentRoutes(app: FastifyInstance, sources: FlagSources): void {
-  managementRoute(app, sources, 'GET', '/segments', async ({ management, ns, query }) => {
+  managementRoute(app, sources, 'ListSegments', async ({ management, ns, query }): Promise<SegmentListJson> => {
     const page = await management.listSegments(ns, listInput(query));
-    return { segments: page.items.map(segmentJson), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
+    return { segments: page.items.map(segmentToJson), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
   });
 
-  managementRoute(app, sources, 'GET', '/segments/:key', async ({ management, ns, params }) => segmentJson(await management.getSegment(ns, params.key)));
+  managementRoute(app, sources, 'GetSegment', async ({ management, ns, params }) => segmentToJson(await management.getSegment(ns, params.key)));
 
-  managementRoute(app, sources, 'POST', '/segments', async ({ management, ns, body }) =>
-    segmentJson(
+  managementRoute(app, sources, 'CreateSegment', async ({ management, ns, body }) =>
+    segmentToJson(
       await management.createSegment(ns, {
         key: body.str('key'),
         name: body.str('name'),
@@ -35,8 +34,8 @@ export function segmentRoutes(app: FastifyInstance, sources: FlagSources): void 
     ),
   );
 
-  managementRoute(app, sources, 'PUT', '/segments/:key', async ({ management, ns, params, body }) =>
-    segmentJson(
+  managementRoute(app, sources, 'UpdateSegment', async ({ management, ns, params, body }) =>
+    segmentToJson(
       await management.updateSegment(ns, params.key, {
         name: body.str('name'),
         description: body.str('description'),
@@ -45,20 +44,20 @@ export function segmentRoutes(app: FastifyInstance, sources: FlagSources): void 
     ),
   );
 
-  managementRoute(app, sources, 'DELETE', '/segments/:key', async ({ management, ns, params }) => {
+  managementRoute(app, sources, 'DeleteSegment', async ({ management, ns, params }) => {
     await management.deleteSegment(ns, params.key);
     return EMPTY;
   });
 
-  managementRoute(app, sources, 'POST', '/segments/:segmentKey/constraints', async ({ management, ns, params, body }) =>
-    constraintJson(await management.createConstraint(ns, params.segmentKey, constraintRequest(body))),
+  managementRoute(app, sources, 'CreateConstraint', async ({ management, ns, params, body }) =>
+    constraintToJson(await management.createConstraint(ns, params.segmentKey, constraintRequest(body))),
   );
 
-  managementRoute(app, sources, 'PUT', '/segments/:segmentKey/constraints/:id', async ({ management, ns, params, body }) =>
-    constraintJson(await management.updateConstraint(ns, params.segmentKey, params.id, constraintRequest(body))),
+  managementRoute(app, sources, 'UpdateConstraint', async ({ management, ns, params, body }) =>
+    constraintToJson(await management.updateConstraint(ns, params.segmentKey, params.id, constraintRequest(body))),
   );
 
-  managementRoute(app, sources, 'DELETE', '/segments/:segmentKey/constraints/:id', async ({ management, ns, params }) => {
+  managementRoute(app, sources, 'DeleteConstraint', async ({ management, ns, params }) => {
     await management.deleteConstraint(ns, params.segmentKey, params.id);
     return EMPTY;
   });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalid, unauthenticated, unavailable } from '../../core';
 import { MAX_WEBHOOK_BODY_BYTES, type WebhookService } from '../../webhook';
 import { refuse } from '../errors';
+import { serve } from '../route-table';
 import type { HealthState } from '../health';
 
 /**
@@ -20,9 +21,9 @@ export function webhookRoutes(app: FastifyInstance, webhook: WebhookService, hea
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_WEBHOOK_BODY_BYTES }, (_request, body, done) => done(null, body));
 
-  app.post<{ Params: { environment: string } }>(
-    '/api/v2/webhooks/:environment',
-    { config: { surface: 'public' }, bodyLimit: MAX_WEBHOOK_BODY_BYTES },
+  serve<{ Params: { environment: string } }>(
+    app,
+    'Webhook',
     async (request, reply) => {
       if (health.phase === 'draining') return refuse(request, reply, unavailable('the service is shutting down'));
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -38,5 +39,6 @@ export function webhookRoutes(app: FastifyInstance, webhook: WebhookService, hea
           return refuse(request, reply, unauthenticated());
       }
     },
+    { bodyLimit: MAX_WEBHOOK_BODY_BYTES },
   );
 }

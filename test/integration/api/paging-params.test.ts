@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { RouteSpec } from '../../../internal/wire';
 import { fillTemplate, routeTemplates } from '../../support/route-templates';
 import { expectStatus, useServer } from '../../support/server';
 
@@ -29,8 +30,8 @@ const BAD_TOKENS = [
 
 describe('paging parameters on every list route', () => {
   const server = useServer();
-  /** Each list route's path (seeded values in its parameters) and its answer without paging. */
-  let lists: { path: string; plain: unknown }[];
+  /** Each list route's path (seeded values in its parameters), its answer without paging, and its wire table entry. */
+  let lists: { path: string; plain: unknown; spec: RouteSpec }[];
 
   beforeAll(async () => {
     const api = server.api;
@@ -41,7 +42,7 @@ describe('paging parameters on every list route', () => {
     for (const route of routeTemplates(server).filter((r) => r.method === 'GET')) {
       const path = fillTemplate(route.url, (param) => (param === 'namespaceKey' ? 'default' : 'paged'));
       const res = await api.get(path);
-      if (res.status === 200 && typeof res.body === 'object' && res.body !== null && 'nextPageToken' in res.body) lists.push({ path, plain: res.body });
+      if (res.status === 200 && typeof res.body === 'object' && res.body !== null && 'nextPageToken' in res.body) lists.push({ path, plain: res.body, spec: route.spec });
     }
   });
 
@@ -51,6 +52,10 @@ describe('paging parameters on every list route', () => {
       expect(paths).toContain(known);
     }
     expect(paths.length).toBeGreaterThanOrEqual(9);
+    // The wire table marks exactly these as paged, with the array their items are in.
+    const paged = routeTemplates(server).filter((r) => r.method === 'GET' && r.spec.paging !== null);
+    expect(lists.map((l) => l.spec)).toEqual(paged.map((r) => r.spec));
+    for (const { spec, plain } of lists) expect(Array.isArray((plain as Record<string, unknown>)[spec.paging!.items]), `${spec.path}: ${spec.paging!.items}`).toBe(true);
   });
 
   it('a limit that is not a non-negative 32-bit integer is a 400 naming limit', async () => {
@@ -66,10 +71,10 @@ describe('paging parameters on every list route', () => {
 
   it('an offset that is not a non-negative 32-bit integer is a 400 naming offset (or ignored where Flipt has no offset)', async () => {
     const wrong: string[] = [];
-    for (const { path, plain } of lists) {
+    for (const { path, plain, spec } of lists) {
       for (const value of [...BAD_INTEGERS, '-1']) {
         const res = await server.api.get(`${path}?limit=1&offset=${value}`);
-        const ignored = res.status === 200 && path === '/auth/v1/tokens';
+        const ignored = res.status === 200 && spec.paging?.offset === false;
         if (!ignored && (res.status !== 400 || !/\boffset\b/.test(res.body?.message ?? ''))) wrong.push(`${path}?offset=${value} → ${res.status} ${res.text}`);
         if (ignored) expect(res.body).toEqual(plain);
       }

@@ -33,6 +33,10 @@ describe('health while serving', () => {
     expect((await server.api.get('/health?service=flipt.Flipt')).status).toBe(200);
     const unknown = await server.api.get('/health?service=nope');
     expect([unknown.status, unknown.body]).toEqual([404, { code: 5, message: 'unknown service', details: [] }]);
+    // Answered as every other error is (internal/server/errors.ts): with its request id.
+    const missing = await server.api.get('/api/v1/flags/nope');
+    expect(unknown.headers.get('x-request-id')).toMatch(/\S/);
+    expect(unknown.headers.get('content-type')).toBe(missing.headers.get('content-type'));
 
     const grpc = grpcClient(server.service.grpcPort);
     expect(await grpc.check('')).toBe('SERVING');
@@ -102,6 +106,8 @@ describe('health while starting', () => {
     // Everything else: Flipt's Unavailable until ready.
     const api = await fetch(`http://127.0.0.1:${httpPort}/api/v1/namespaces`);
     expect([api.status, await api.json()]).toEqual([503, { code: 14, message: 'the server is starting', details: [] }]);
+    // Written by errors.ts, as every error answer is.
+    expect(api.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await grpc.check('')).toBe('NOT_SERVING');
     expect(watch.statuses).toEqual(['NOT_SERVING']);
 
@@ -144,6 +150,23 @@ describe('health while draining', () => {
     expect(watch.statuses).toEqual(['SERVING', 'NOT_SERVING']);
     expect(await watch.ended).toBe(0);
     console.info(`stop() → NOT_SERVING on gRPC Watch: ${toNotServing.toFixed(1)} ms; stop() resolved after ${drained.toFixed(0)} ms (the held request included)`);
+  });
+
+  it('answers a request pipelined behind one in flight with Flipt’s 503 body, not Fastify’s', async () => {
+    const server = await startServer({ PENNON_SERVER_SHUTDOWN_TIMEOUT: '5s' });
+    const port = Number(new URL(server.url).port);
+    const body = JSON.stringify({ key: 'inflight', name: 'In flight' });
+    const conn = await holdRequest(port, `POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}`, body.slice(0, 10));
+    const stopped = server.stop();
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow(); // the listener is closed: the server is closing
+
+    conn.send(`${body.slice(10)}GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const [first, second] = (await conn.closed).split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    expect(second.toLowerCase()).toContain('connection: close');
+    expect(second.slice(second.indexOf('\r\n\r\n') + 4)).toBe(JSON.stringify({ code: 14, message: 'the server is shutting down', details: [] }));
+    await stopped;
   });
 
   it('cuts a request still in flight at shutdown_timeout', async () => {

@@ -1,3 +1,4 @@
+import type { BooleanEvaluationJson, ContextJson, EvaluationReason, EvaluationRequestJson, VariantEvaluationJson } from '../../../internal/wire/types';
 import { http, path } from './http';
 import { allPages } from './pages';
 import type { Rollout, Rule } from './types';
@@ -9,37 +10,11 @@ import type { Rollout, Rule } from './types';
  */
 
 /** Flipt's context is map<string, string>. */
-export type EvaluationContext = Record<string, string>;
-
-export interface EvaluationRequest {
-  namespaceKey: string;
-  flagKey: string;
-  entityId: string;
-  context: EvaluationContext;
-}
-
-export type EvaluationReason = 'UNKNOWN_EVALUATION_REASON' | 'FLAG_DISABLED_EVALUATION_REASON' | 'MATCH_EVALUATION_REASON' | 'DEFAULT_EVALUATION_REASON';
-
-interface Answer {
-  flagKey: string;
-  reason: EvaluationReason;
-  segmentKeys?: string[];
-  requestId: string;
-  /** The server's own time for the evaluation (a float). */
-  requestDurationMillis: number;
-  timestamp: string;
-}
-
-export interface VariantAnswer extends Answer {
-  match: boolean;
-  variantKey: string;
-  /** JSON text, '' when none. */
-  variantAttachment: string;
-}
-
-export interface BooleanAnswer extends Answer {
-  enabled: boolean;
-}
+export type EvaluationContext = ContextJson;
+export type EvaluationRequest = EvaluationRequestJson;
+export type { EvaluationReason };
+export type VariantAnswer = VariantEvaluationJson;
+export type BooleanAnswer = BooleanEvaluationJson;
 
 export const evaluation = {
   variant: (request: EvaluationRequest) => http.post<VariantAnswer>('/evaluate/v1/variant', request),

@@ -1,38 +1,19 @@
+import type { FlagCreateJson, FlagUpdateJson, VariantRequestJson } from '../../../internal/wire/types';
 import { http, path } from './http';
 import { allPages } from './pages';
-import type { Flag, FlagType, Variant } from './types';
+import type { Flag, Variant } from './types';
 
 /** What `POST …/flags` takes. `metadata` must be a JSON object; left out, the flag has none. */
-export interface FlagInput {
-  key: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  type: FlagType;
-  metadata?: Record<string, unknown>;
-}
+export type FlagInput = FlagCreateJson;
 
 /**
- * What `PUT …/flags/{key}` takes. Flipt's PUT replaces, it does not patch: `enabled` and
- * `defaultVariantId` are always written ('' clears the default variant), so a caller sends the
- * flag's current values for what it does not change. `metadata` is the exception: left out it
- * stays as it is, `{}` clears it.
+ * What `PUT …/flags/{key}` takes: Flipt's PUT replaces, so a caller sends the flag's current
+ * values for what it does not change (`updateOf`).
  */
-export interface FlagUpdate {
-  name: string;
-  description: string;
-  enabled: boolean;
-  defaultVariantId: string;
-  metadata?: Record<string, unknown>;
-}
+export type FlagUpdate = FlagUpdateJson;
 
 /** What `POST`/`PUT …/variants` take. `attachment` is JSON text ('' for none). */
-export interface VariantInput {
-  key: string;
-  name: string;
-  description: string;
-  attachment: string;
-}
+export type VariantInput = VariantRequestJson;
 
 /** The update that keeps everything of `flag` as it is, for callers that change one part. */
 export function updateOf(flag: Flag): FlagUpdate {

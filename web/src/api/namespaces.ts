@@ -1,22 +1,10 @@
+import type { NamespaceCreateJson, NamespaceJson } from '../../../internal/wire/types';
 import { http, path } from './http';
 import { allPages } from './pages';
 
 /** A namespace, as `/api/v1/namespaces` returns it. */
-export interface Namespace {
-  key: string;
-  name: string;
-  description: string;
-  /** The `default` namespace is protected: it cannot be deleted. */
-  protected: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface NamespaceInput {
-  key: string;
-  name: string;
-  description: string;
-}
+export type Namespace = NamespaceJson;
+export type NamespaceInput = NamespaceCreateJson;
 
 export const namespaces = {
   /** Every namespace: the server's pages followed to the end (there are rarely many). */

@@ -1,3 +1,4 @@
+import type { RolloutRequestJson } from '../../../internal/wire/types';
 import { rankedResource } from './ranked';
 import type { Rollout, SegmentOperator } from './types';
 
@@ -10,10 +11,11 @@ export type RolloutInput =
   | { description: string; threshold: { percentage: number; value: boolean } }
   | { description: string; segment: { segmentKeys: string[]; segmentOperator: SegmentOperator; value: boolean } };
 
-function rolloutBody(input: RolloutInput) {
+function rolloutBody(input: RolloutInput): RolloutRequestJson {
   if ('threshold' in input) return input;
   const { segmentKeys, segmentOperator, value } = input.segment;
-  const segment = segmentKeys.length === 1 ? { segmentKey: segmentKeys[0], segmentOperator: 'OR_SEGMENT_OPERATOR', value } : { segmentKeys, segmentOperator, value };
+  const segment: RolloutRequestJson['segment'] =
+    segmentKeys.length === 1 ? { segmentKey: segmentKeys[0], segmentOperator: 'OR_SEGMENT_OPERATOR', value } : { segmentKeys, segmentOperator, value };
   return { description: input.description, segment };
 }
 

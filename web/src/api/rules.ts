@@ -1,3 +1,4 @@
+import type { DistributionRequestJson, RuleRequestJson } from '../../../internal/wire/types';
 import { http, path } from './http';
 import { rankedResource } from './ranked';
 import type { Distribution, Rule, SegmentOperator } from './types';
@@ -13,7 +14,7 @@ export interface RuleInput {
 }
 
 /** One segment goes as `segmentKey` (Flipt forces OR then), several as `segmentKeys`, as Flipt's UI sends them. */
-function ruleBody(input: RuleInput) {
+function ruleBody(input: RuleInput): RuleRequestJson {
   return input.segmentKeys.length === 1
     ? { segmentKey: input.segmentKeys[0], segmentOperator: 'OR_SEGMENT_OPERATOR' }
     : { segmentKeys: input.segmentKeys, segmentOperator: input.segmentOperator };
@@ -23,9 +24,9 @@ const { base, ...ranked } = rankedResource<Rule, RuleInput>('rules', 'ruleIds', 
 
 export const rules = {
   ...ranked,
-  createDistribution: (ns: string, flag: string, ruleId: string, input: { variantId: string; rollout: number }) =>
+  createDistribution: (ns: string, flag: string, ruleId: string, input: DistributionRequestJson) =>
     http.post<Distribution>(base(ns, flag) + path`/${ruleId}/distributions`, input),
-  updateDistribution: (ns: string, flag: string, ruleId: string, id: string, input: { variantId: string; rollout: number }) =>
+  updateDistribution: (ns: string, flag: string, ruleId: string, id: string, input: DistributionRequestJson) =>
     http.put<Distribution>(base(ns, flag) + path`/${ruleId}/distributions/${id}`, input),
   /** Flipt requires the distribution's variant id in the query. */
   deleteDistribution: (ns: string, flag: string, ruleId: string, id: string, variantId: string) =>
@@ -33,6 +34,4 @@ export const rules = {
 };
 
 /** A rule's segment keys whichever way the wire gives them (one → `segmentKey`, several → `segmentKeys`). */
-export function segmentKeysOf(rule: { segmentKey: string; segmentKeys: string[] }): string[] {
-  return rule.segmentKeys.length > 0 ? rule.segmentKeys : rule.segmentKey ? [rule.segmentKey] : [];
-}
+export { segmentKeysFromJson as segmentKeysOf } from '../../../internal/wire/decode';

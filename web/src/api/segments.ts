@@ -1,24 +1,14 @@
+import type { ConstraintRequestJson, SegmentCreateJson } from '../../../internal/wire/types';
 import { ApiError } from './errors';
 import { http, path } from './http';
 import { allPages } from './pages';
 import type { ComparisonType, Constraint, MatchType, Segment } from './types';
 
 /** What a segment form sends (the key only on create: Flipt has no rename). */
-export interface SegmentInput {
-  key: string;
-  name: string;
-  description: string;
-  matchType: MatchType;
-}
+export type SegmentInput = SegmentCreateJson;
 
 /** What a constraint form sends; `value` is "" for operators that take none, a JSON array for lists. */
-export interface ConstraintInput {
-  type: ComparisonType;
-  property: string;
-  operator: string;
-  value: string;
-  description: string;
-}
+export type ConstraintInput = Omit<ConstraintRequestJson, 'type'> & { type: ComparisonType };
 
 /** Segments and their constraints. `list` and `get` are used by other screens (rules, rollouts, console). */
 export const segments = {

@@ -1,3 +1,4 @@
+import type { AuthMethodsJson, CreatedTokenJson, TokenCreateJson } from '../../../internal/wire/types';
 import type { Authentication } from './auth';
 import { http, path } from './http';
 import { allPages } from './pages';
@@ -13,23 +14,8 @@ export const TOKEN_METADATA = {
   namespace: 'io.flipt.auth.token.namespace',
 } as const;
 
-export interface TokenInput {
-  name: string;
-  description: string;
-  /** RFC 3339, or "" for a token that never expires. */
-  expiresAt: string;
-  /** The one namespace the token may use, or "" for all. */
-  namespaceKey: string;
-}
-
-export interface CreatedToken {
-  clientToken: string;
-  authentication: Authentication;
-}
-
-interface AuthMethods {
-  methods: { method: string; enabled: boolean }[];
-}
+export type TokenInput = TokenCreateJson;
+export type CreatedToken = CreatedTokenJson;
 
 export const tokens = {
   /** Every token-method authentication, oldest first (the server pages by 100 at most). */
@@ -38,5 +24,5 @@ export const tokens = {
   create: (input: TokenInput) => http.post<CreatedToken>('/auth/v1/method/token', input),
   delete: (id: string) => http.delete(path`/auth/v1/tokens/${id}`),
   /** Whether this server creates tokens (the public list of methods). */
-  methodEnabled: async () => (await http.get<AuthMethods>('/auth/v1/method')).methods.some((m) => m.method === 'METHOD_TOKEN' && m.enabled),
+  methodEnabled: async () => (await http.get<AuthMethodsJson>('/auth/v1/method')).methods.some((m) => m.method === 'METHOD_TOKEN' && m.enabled),
 };

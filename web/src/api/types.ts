@@ -1,107 +1,32 @@
+import type {
+  ComparisonType as AnyComparisonType,
+  ConstraintJson,
+  RolloutJson,
+  RolloutType as AnyRolloutType,
+  SegmentJson,
+} from '../../../internal/wire/types';
+
 /**
- * The management API's objects as Flipt v1's JSON gives them (one place, so every screen and
- * the evaluation console read the same shapes). Times are RFC 3339 strings.
+ * The management API's objects as Flipt v1's JSON gives them: internal/wire's types, the ones
+ * the server encodes into, under the names the screens use. Times are RFC 3339 strings.
  */
+export type {
+  DistributionJson as Distribution,
+  FlagJson as Flag,
+  FlagType,
+  MatchType,
+  PageJson as Page,
+  RuleJson as Rule,
+  SegmentOperator,
+  VariantJson as Variant,
+} from '../../../internal/wire/types';
 
-export type FlagType = 'VARIANT_FLAG_TYPE' | 'BOOLEAN_FLAG_TYPE';
-export type MatchType = 'ALL_MATCH_TYPE' | 'ANY_MATCH_TYPE';
-export type SegmentOperator = 'OR_SEGMENT_OPERATOR' | 'AND_SEGMENT_OPERATOR';
-export type ComparisonType =
-  | 'STRING_COMPARISON_TYPE'
-  | 'NUMBER_COMPARISON_TYPE'
-  | 'BOOLEAN_COMPARISON_TYPE'
-  | 'DATETIME_COMPARISON_TYPE'
-  | 'ENTITY_ID_COMPARISON_TYPE';
-export type RolloutType = 'SEGMENT_ROLLOUT_TYPE' | 'THRESHOLD_ROLLOUT_TYPE';
+/** The comparison types a constraint can have: the server refuses the unknown one, so none is stored with it. */
+export type ComparisonType = Exclude<AnyComparisonType, 'UNKNOWN_COMPARISON_TYPE'>;
 
-export interface Variant {
-  id: string;
-  flagKey: string;
-  namespaceKey: string;
-  key: string;
-  name: string;
-  description: string;
-  /** JSON text ('' when none). */
-  attachment: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The kinds of rollout: the server derives the type from the segment or threshold, never unknown. */
+export type RolloutType = Exclude<AnyRolloutType, 'UNKNOWN_ROLLOUT_TYPE'>;
 
-export interface Flag {
-  key: string;
-  namespaceKey: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  type: FlagType;
-  variants: Variant[];
-  defaultVariant?: Variant | null;
-  metadata?: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Constraint {
-  id: string;
-  segmentKey: string;
-  namespaceKey: string;
-  type: ComparisonType;
-  property: string;
-  operator: string;
-  value: string;
-  description: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Segment {
-  key: string;
-  namespaceKey: string;
-  name: string;
-  description: string;
-  matchType: MatchType;
-  constraints: Constraint[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Distribution {
-  id: string;
-  ruleId: string;
-  variantId: string;
-  rollout: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Rule {
-  id: string;
-  flagKey: string;
-  namespaceKey: string;
-  segmentKey: string;
-  segmentKeys: string[];
-  segmentOperator: SegmentOperator;
-  rank: number;
-  distributions: Distribution[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Rollout {
-  id: string;
-  flagKey: string;
-  namespaceKey: string;
-  type: RolloutType;
-  rank: number;
-  description: string;
-  segment?: { segmentKey: string; segmentKeys: string[]; segmentOperator: SegmentOperator; value: boolean };
-  threshold?: { percentage: number; value: boolean };
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** A list page as every management list returns it (the items under a resource-named key). */
-export interface Page {
-  nextPageToken: string;
-  totalCount: number;
-}
+export type Constraint = Omit<ConstraintJson, 'type'> & { type: ComparisonType };
+export type Segment = Omit<SegmentJson, 'constraints'> & { constraints: Constraint[] };
+export type Rollout = Omit<RolloutJson, 'type'> & { type: RolloutType };

@@ -36,10 +36,10 @@ export interface Worlds {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
-/** Evaluation surfaces take POST bodies but write nothing. */
-const isEvaluation = (url: string) => /^\/(evaluate|ofrep|internal)\/|^\/api\/v1\/(evaluate|batch-evaluate)\b|^\/api\/v1\/namespaces\/:namespaceKey\/(evaluate|batch-evaluate)\b/.test(url);
+/** Evaluations take POST bodies but write nothing: their surfaces, and the legacy evaluation of the management API. */
+const isEvaluation = (route: RouteTemplate) => ['evaluation', 'ofrep'].includes(route.spec.surface) || route.spec.name === 'Evaluate' || route.spec.name === 'BatchEvaluate';
 /** Family A routes name no namespace in the path: it comes from the query or the body. */
-const isFamilyA = (url: string) => url.startsWith('/api/v1/') && !url.startsWith('/api/v1/namespaces');
+const isFamilyA = (route: RouteTemplate) => route.spec.namespace.from === 'family-a';
 
 export function fuzzCase(route: RouteTemplate, worlds: Worlds, bodyLimit: number): fc.Arbitrary<FuzzCase> {
   const taken = new Set([...namesOf(worlds.protected), ...namesOf(worlds.sandbox), 'default']);
@@ -67,7 +67,7 @@ export function fuzzCase(route: RouteTemplate, worlds: Worlds, bodyLimit: number
     })
     .map((g): FuzzCase => {
       const world = worlds[g.target];
-      const write = BODY_METHODS.has(g.method) && !isEvaluation(route.url) && route.url !== '/api/v2/webhooks/:environment';
+      const write = BODY_METHODS.has(g.method) && !isEvaluation(route) && route.spec.name !== 'Webhook';
       const guard = write && g.target === 'protected';
       const hostile = [...g.hostile];
       // A DELETE aimed at the protected world names something that does not exist.
@@ -83,7 +83,7 @@ export function fuzzCase(route: RouteTemplate, worlds: Worlds, bodyLimit: number
       const { 'x-flipt-environment': environment, ...others } = g.headers;
       const headers = g.paging?.badPaging || environment === undefined ? others : g.headers;
       const query: QueryPart[] = [...(g.paging ? [g.paging] : []), ...noise];
-      if (isFamilyA(route.url) && g.namespace !== undefined) {
+      if (isFamilyA(route) && g.namespace !== undefined) {
         // A write meant for the sandbox names no protected namespace in its query.
         const ns = write && !guard && g.namespace === worlds.protected.ns ? worlds.sandbox.ns : g.namespace;
         query.push({ text: `namespaceKey=${encodeURIComponent(ns)}` });

@@ -1,4 +1,4 @@
-import { flagFromJson, rolloutFromJson, ruleFromJson, segmentFromJson, segmentKeysFromJson } from '../../../../internal/client/resources';
+import { flagFromJson, rolloutFromJson, ruleFromJson, segmentFromJson, segmentKeysFromJson } from '../../../../internal/wire/decode';
 import {
   compileNamespace,
   evaluateBoolean,
@@ -18,8 +18,8 @@ import { segments } from '../../api/segments';
  * The path to an answer. The server says *what* a flag answered; to say *why*, the console
  * reads the flag, its rules or rollouts and the segments they use through the public API, and
  * runs Pennon's own evaluator (internal/evaluation, the code the server runs, bundled into the
- * dashboard) on them with a trace, after the CLI's conversion of Flipt's JSON into the domain
- * objects (internal/client/resources.ts, also bundled). The server's answer stays the result; the
+ * dashboard) on them with a trace, after the conversion of Flipt's JSON into the domain objects
+ * that the CLI's HTTP client uses too (internal/wire/decode.ts, also bundled). The server's answer stays the result; the
  * local run is the explanation, and when the two differ (the flag changed between the reads) the
  * screen says so.
  */

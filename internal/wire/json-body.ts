@@ -1,5 +1,6 @@
 import secureJson from 'secure-json-parse';
-import { invalid, MAX_JSON_DEPTH, nestsDeeperThan } from '../../core';
+import { invalid } from '../core/errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../core/json-depth';
 
 /**
  * A request body's JSON, whatever the Content-Type said (Flipt's SDK sends `text/plain`). An

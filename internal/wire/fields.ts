@@ -1,4 +1,5 @@
-import { invalid, invalidField } from '../../core';
+import { invalid, invalidField } from '../core/errors';
+import { parseGoDateTime } from '../core/goparse';
 
 /**
  * Reads request fields the way Flipt's gateway decodes them (protojson): camelCase or
@@ -100,6 +101,15 @@ export class Fields {
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) this.fail(name, 'a list of strings');
     return v as string[];
+  }
+
+  /** An RFC 3339 instant (a protobuf Timestamp) as epoch microseconds; absent or '' is null. */
+  instant(name: string): number | null {
+    const value = this.str(name);
+    if (value === '') return null;
+    const t = parseGoDateTime(value);
+    if (!t || t.dateOnly) throw invalidField(this.prefix + name, `"${value}" is not an RFC 3339 timestamp (example: 2030-01-02T15:04:05Z)`);
+    return t.seconds * 1_000_000 + Math.floor(t.nanos / 1000);
   }
 
   /** A JSON object field (protobuf Struct); undefined when absent. */

@@ -1,14 +1,17 @@
+import type { Authentication, Constraint, Distribution, Flag, Micros, Namespace, Rollout, Rule, Segment, Variant } from '../core/types';
 import type {
-  Constraint,
-  Distribution,
-  Flag,
-  Micros,
-  Namespace,
-  Rollout,
-  Rule,
-  Segment,
-  Variant,
-} from '../../core';
+  AuthenticationJson,
+  ConstraintJson,
+  DistributionJson,
+  FlagJson,
+  NamespaceJson,
+  RolloutJson,
+  RuleJson,
+  SegmentJson,
+  SegmentKeysJson,
+  TimestampJson,
+  VariantJson,
+} from './types';
 
 /**
  * Domain objects → Flipt's JSON (protojson with EmitDefaultValues): camelCase, every zero value
@@ -16,7 +19,7 @@ import type {
  */
 
 /** RFC 3339 in UTC with 0, 3 or 6 fractional digits, as protojson writes a µs timestamp. */
-export function timestamp(micros: Micros): string {
+export function timestamp(micros: Micros): TimestampJson {
   const seconds = Math.floor(micros / 1_000_000);
   const fraction = micros - seconds * 1_000_000;
   const base = new Date(seconds * 1000).toISOString().slice(0, 19);
@@ -25,7 +28,20 @@ export function timestamp(micros: Micros): string {
   return `${base}.${String(fraction).padStart(6, '0')}Z`;
 }
 
-export function namespaceJson(n: Namespace) {
+/**
+ * `rollout` and `percentage` are proto floats: Flipt writes the shortest text that reads back
+ * as the same float32 (33.33, not 33.33000183105469).
+ */
+export function float32(n: number): number {
+  const f = Math.fround(n);
+  for (let digits = 1; digits <= 9; digits++) {
+    const candidate = Number(f.toPrecision(digits));
+    if (Math.fround(candidate) === f) return candidate;
+  }
+  return f;
+}
+
+export function namespaceToJson(n: Namespace): NamespaceJson {
   return {
     key: n.key,
     name: n.name,
@@ -36,7 +52,7 @@ export function namespaceJson(n: Namespace) {
   };
 }
 
-export function variantJson(v: Variant) {
+export function variantToJson(v: Variant): VariantJson {
   return {
     id: v.id,
     flagKey: v.flagKey,
@@ -54,7 +70,7 @@ export function variantJson(v: Variant) {
  * `metadata` presence follows Flipt's SQL backend: omitted on a single flag without any,
  * `{}` in lists (set `inList`).
  */
-export function flagJson(f: Flag, options: { inList?: boolean } = {}) {
+export function flagToJson(f: Flag, options: { inList?: boolean } = {}): FlagJson {
   return {
     key: f.key,
     name: f.name,
@@ -62,15 +78,18 @@ export function flagJson(f: Flag, options: { inList?: boolean } = {}) {
     enabled: f.enabled,
     createdAt: timestamp(f.createdAt),
     updatedAt: timestamp(f.updatedAt),
-    variants: f.variants.map(variantJson),
+    variants: f.variants.map(variantToJson),
     namespaceKey: f.namespaceKey,
     type: f.type,
-    ...(f.defaultVariant && { defaultVariant: variantJson(f.defaultVariant) }),
+    ...(f.defaultVariant && { defaultVariant: variantToJson(f.defaultVariant) }),
     ...(f.metadata ? { metadata: f.metadata } : options.inList ? { metadata: {} } : {}),
   };
 }
 
-export function constraintJson(c: Constraint) {
+/** A flag as an item of a list (`metadata` always present). */
+export const flagInListToJson = (f: Flag): FlagJson => flagToJson(f, { inList: true });
+
+export function constraintToJson(c: Constraint): ConstraintJson {
   return {
     id: c.id,
     segmentKey: c.segmentKey,
@@ -85,20 +104,20 @@ export function constraintJson(c: Constraint) {
   };
 }
 
-export function segmentJson(s: Segment) {
+export function segmentToJson(s: Segment): SegmentJson {
   return {
     key: s.key,
     name: s.name,
     description: s.description,
     createdAt: timestamp(s.createdAt),
     updatedAt: timestamp(s.updatedAt),
-    constraints: s.constraints.map(constraintJson),
+    constraints: s.constraints.map(constraintToJson),
     matchType: s.matchType,
     namespaceKey: s.namespaceKey,
   };
 }
 
-export function distributionJson(d: Distribution) {
+export function distributionToJson(d: Distribution): DistributionJson {
   return {
     id: d.id,
     ruleId: d.ruleId,
@@ -110,17 +129,17 @@ export function distributionJson(d: Distribution) {
 }
 
 /** One segment is reported in `segmentKey`; two or more in `segmentKeys` (Flipt's shape rule). */
-function segmentFields(keys: string[]) {
-  return keys.length === 1 ? { segmentKey: keys[0], segmentKeys: [] as string[] } : { segmentKey: '', segmentKeys: keys };
+function segmentKeysToJson(keys: string[]): SegmentKeysJson {
+  return keys.length === 1 ? { segmentKey: keys[0], segmentKeys: [] } : { segmentKey: '', segmentKeys: keys };
 }
 
-export function ruleJson(r: Rule) {
-  const { segmentKey, segmentKeys } = segmentFields(r.segmentKeys);
+export function ruleToJson(r: Rule): RuleJson {
+  const { segmentKey, segmentKeys } = segmentKeysToJson(r.segmentKeys);
   return {
     id: r.id,
     flagKey: r.flagKey,
     segmentKey,
-    distributions: r.distributions.map(distributionJson),
+    distributions: r.distributions.map(distributionToJson),
     rank: r.rank,
     createdAt: timestamp(r.createdAt),
     updatedAt: timestamp(r.updatedAt),
@@ -130,7 +149,7 @@ export function ruleJson(r: Rule) {
   };
 }
 
-export function rolloutJson(r: Rollout) {
+export function rolloutToJson(r: Rollout): RolloutJson {
   return {
     id: r.id,
     namespaceKey: r.namespaceKey,
@@ -142,9 +161,9 @@ export function rolloutJson(r: Rollout) {
     updatedAt: timestamp(r.updatedAt),
     ...(r.segment && {
       segment: {
-        segmentKey: segmentFields(r.segment.segmentKeys).segmentKey,
+        segmentKey: segmentKeysToJson(r.segment.segmentKeys).segmentKey,
         value: r.segment.value,
-        segmentKeys: segmentFields(r.segment.segmentKeys).segmentKeys,
+        segmentKeys: segmentKeysToJson(r.segment.segmentKeys).segmentKeys,
         segmentOperator: r.segment.segmentOperator,
       },
     }),
@@ -152,15 +171,14 @@ export function rolloutJson(r: Rollout) {
   };
 }
 
-/**
- * `rollout` and `percentage` are proto floats: Flipt writes the shortest text that reads back
- * as the same float32 (33.33, not 33.33000183105469).
- */
-export function float32(n: number): number {
-  const f = Math.fround(n);
-  for (let digits = 1; digits <= 9; digits++) {
-    const candidate = Number(f.toPrecision(digits));
-    if (Math.fround(candidate) === f) return candidate;
-  }
-  return f;
+/** Authentications on the wire: Flipt's `Authentication` message (expiresAt omitted when unset). */
+export function authenticationToJson(a: Authentication): AuthenticationJson {
+  return {
+    id: a.id,
+    method: a.method,
+    ...(a.expiresAt !== null && { expiresAt: timestamp(a.expiresAt) }),
+    createdAt: timestamp(a.createdAt),
+    updatedAt: timestamp(a.updatedAt),
+    metadata: a.metadata,
+  };
 }

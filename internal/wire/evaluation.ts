@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { invalidField } from '../../core';
-import type { BooleanResult, Context, VariantResult } from '../../evaluation';
+import { invalidField } from '../core/errors';
+import type { BooleanResult, Context, VariantResult } from '../evaluation/types';
+import type { BooleanEvaluationJson, LegacyEvaluationJson, TimestampJson, TimingJson, VariantEvaluationJson } from './types';
 
 /**
  * Evaluation requests and responses on the wire. Decoding here is hand-written rather than
  * going through `Fields`: it runs on every evaluation, the hot path.
  */
 
+/** A decoded evaluation request: every field present ('' for those left out). */
 export interface EvaluationRequest {
   requestId: string;
   namespaceKey: string;
@@ -59,14 +60,15 @@ export function decodeContext(value: unknown, lenient = false): Context {
   return context;
 }
 
-export function asObject(body: unknown): Json {
+/** A request body as an object; absent is empty, anything but an object is a 400. */
+export function bodyObject(body: unknown): Json {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) throw invalidField('body', 'must be a JSON object');
   return body as Json;
 }
 
 export function decodeEvaluationRequest(raw: unknown): EvaluationRequest {
-  const body = asObject(raw);
+  const body = bodyObject(raw);
   return {
     requestId: str(body, 'requestId', 'request_id'),
     namespaceKey: str(body, 'namespaceKey', 'namespace_key'),
@@ -77,30 +79,29 @@ export function decodeEvaluationRequest(raw: unknown): EvaluationRequest {
   };
 }
 
-/** A list field of requests (batch bodies). */
-export function decodeRequests(body: Json): EvaluationRequest[] {
-  const list = body.requests;
-  if (list === undefined || list === null) return [];
-  if (!Array.isArray(list)) throw invalidField('requests', 'must be a list of evaluation requests');
-  return list.map(decodeEvaluationRequest);
-}
-
-export function requestIdOf(given: string): string {
-  return given !== '' ? given : randomUUID();
-}
-
-/** Fields every /evaluate/v1 response carries. */
-export interface Timing {
+/** A batch: its own request id ('' when not a string), its requests, and the legacy batch's `excludeNotFound`. */
+export interface BatchRequest {
   requestId: string;
-  requestDurationMillis: number;
-  timestamp: string;
+  requests: EvaluationRequest[];
+  excludeNotFound: boolean;
+}
+
+export function decodeBatchRequest(raw: unknown): BatchRequest {
+  const body = bodyObject(raw);
+  const list = body.requests;
+  if (list !== undefined && list !== null && !Array.isArray(list)) throw invalidField('requests', 'must be a list of evaluation requests');
+  return {
+    requestId: typeof body.requestId === 'string' ? body.requestId : typeof body.request_id === 'string' ? body.request_id : '',
+    requests: Array.isArray(list) ? list.map(decodeEvaluationRequest) : [],
+    excludeNotFound: body.excludeNotFound === true || body.exclude_not_found === true,
+  };
 }
 
 let lastMillis = 0;
 let lastStamp = '';
 
 /** RFC 3339 "now"; formatted once per millisecond (toISOString costs ~1 µs on the hot path). */
-export function now(): string {
+export function now(): TimestampJson {
   const millis = Date.now();
   if (millis !== lastMillis) {
     lastMillis = millis;
@@ -109,11 +110,12 @@ export function now(): string {
   return lastStamp;
 }
 
-export function timing(requestId: string, startedAt: number): Timing {
+/** The timing fields of an answer to a request that started at `startedAt` (performance.now()). */
+export function timing(requestId: string, startedAt: number): TimingJson {
   return { requestId, requestDurationMillis: performance.now() - startedAt, timestamp: now() };
 }
 
-export function variantResponse(flagKey: string, r: VariantResult, t: Timing) {
+export function variantEvaluationToJson(flagKey: string, r: VariantResult, t: TimingJson): VariantEvaluationJson {
   return {
     match: r.match,
     segmentKeys: r.segmentKeys,
@@ -127,7 +129,7 @@ export function variantResponse(flagKey: string, r: VariantResult, t: Timing) {
   };
 }
 
-export function booleanResponse(flagKey: string, r: BooleanResult, t: Timing) {
+export function booleanEvaluationToJson(flagKey: string, r: BooleanResult, t: TimingJson): BooleanEvaluationJson {
   return {
     enabled: r.enabled,
     reason: r.reason,
@@ -139,14 +141,38 @@ export function booleanResponse(flagKey: string, r: BooleanResult, t: Timing) {
   };
 }
 
+/** The legacy `/api/v1/evaluate` answer for one request in namespace `ns`. */
+export function legacyEvaluationToJson(
+  ns: string,
+  req: EvaluationRequest,
+  r: VariantResult,
+  meta: { requestId: string; timestamp: TimestampJson; duration: number },
+): LegacyEvaluationJson {
+  return {
+    requestId: meta.requestId,
+    entityId: req.entityId,
+    requestContext: req.context,
+    match: r.match,
+    flagKey: req.flagKey,
+    segmentKey: r.segmentKeys[0] ?? '',
+    timestamp: meta.timestamp,
+    value: r.variantKey,
+    requestDurationMillis: meta.duration,
+    attachment: r.variantAttachment,
+    reason: r.reason,
+    namespaceKey: ns,
+    segmentKeys: r.segmentKeys,
+  };
+}
+
 const timingProperties = {
   requestId: { type: 'string' },
   requestDurationMillis: { type: 'number' },
   timestamp: { type: 'string' },
 } as const;
 
-/** Response schemas: Fastify compiles them into fast serializers (and they stop field leaks). */
-export const variantResponseSchema = {
+/** Response schemas: the server compiles them into fast serializers (and they stop field leaks). */
+export const variantEvaluationSchema = {
   type: 'object',
   properties: {
     match: { type: 'boolean' },
@@ -159,7 +185,7 @@ export const variantResponseSchema = {
   },
 } as const;
 
-export const booleanResponseSchema = {
+export const booleanEvaluationSchema = {
   type: 'object',
   properties: {
     enabled: { type: 'boolean' },
