@@ -51,7 +51,13 @@ export async function startService(services: Services, options: StartOptions = {
     const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    const { applied } = await whenReachable(() => prepareSchema(connection), connection, health, logger, options.signal);
+    const { applied } = await whenReachable(() => prepareSchema(connection), {
+      connection,
+      health,
+      logger,
+      signal: options.signal,
+      limitMs: config.db.startup_timeout,
+    });
     if (applied.length > 0) logger.info({ migrations: applied }, 'database schema created');
     if (options.signal?.aborted) throw new StartCancelled();
     for (const step of services.startup) {

@@ -6,6 +6,7 @@ import type { Connection } from '../connection';
 import type { Database } from '../tables';
 import type { DialectAdapter } from './adapter';
 import { errorCode as code } from './driver-errors';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from './pool';
 import { sqliteAddon } from './sqlite-addon';
 
 function adapterFor(raw: BetterSqlite3.Database): DialectAdapter {
@@ -37,7 +38,12 @@ export function sqlitePath(url: string): string {
   return body === ':memory:' ? body : resolve(body);
 }
 
-export function openSqlite(url: string): Connection {
+/**
+ * @param statementTimeoutMs `db.statement_timeout`: how long a statement waits for another
+ *   process's lock on the file (`pennon flag import` writing) before it fails as Unavailable.
+ *   Nothing else can keep an embedded database's statement waiting.
+ */
+export function openSqlite(url: string, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS): Connection {
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   // Inside the single executable the addon comes from the SEA asset (see sqlite-addon.ts).
@@ -51,7 +57,8 @@ export function openSqlite(url: string): Connection {
   }
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
+  // 0 would mean "fail at once when locked", not "wait forever": no limit is a very long one.
+  raw.pragma(`busy_timeout = ${statementTimeoutMs > 0 ? Math.round(statementTimeoutMs) : 2 ** 31 - 1}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
   return {
     db,
