@@ -21,6 +21,7 @@ import { installPretty } from './pretty';
 import { errorHandler, handleFrameworkError, installNotFound } from './errors';
 import { fastLane } from './fast-lane';
 import { healthLane } from './health-lane';
+import { Drain } from './drain';
 import { authRoutes } from './routes/auth';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { evaluationRoutes } from './routes/evaluate';
@@ -81,7 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestIds = requestIdSource();
   const { sources, health } = deps;
   const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, deps.authenticator) : null;
-  let closing = false;
+  const drain = new Drain();
   const lane = accessLog
     ? null
     : fastLane({ sources, gate, logger: deps.logger, bodyLimit: deps.config.server.max_body_bytes, nextRequestId: requestIds, declineOrigins: deps.config.cors.enabled });
@@ -89,11 +90,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // The evaluation fast lane answers its routes before Fastify sees them (see fast-lane.ts).
     serverFactory: (handler) => {
       const served = lane ? (req: IncomingMessage, res: ServerResponse) => lane(req, res) || handler(req, res) : handler;
-      // While starting or draining, /health (and, while starting or once closing, everything) is answered first.
-      const early = healthLane(health, { closing: () => closing, nextRequestId: requestIds });
+      // While starting or draining, /health and everything else are answered first.
+      const early = healthLane(health, { nextRequestId: requestIds });
       const both = (req: IncomingMessage, res: ServerResponse) => early(req, res) || served(req, res);
       const counted = deps.metrics ? measured(both, deps.metrics) : both;
-      return createServer(deps.tracing ? deps.tracing.requests(counted) : counted);
+      // Answers say Connection: close while draining, and no connection is reset (drain.ts).
+      const outermost = drain.handler(deps.tracing ? deps.tracing.requests(counted) : counted);
+      return drain.attach(createServer({ ServerResponse: drain.Response }, outermost));
     },
     ...(accessLog && { loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: false }) }),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
@@ -112,9 +115,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   recordRoutes(app);
   if (deps.metrics || deps.tracing) markFastifyRoutes(app);
   installAuthGate(app, gate);
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
   installNotFound(app, deps.logger);
   installJsonBody(app);
   if (deps.config.cors.enabled) await installCors(app, deps.config.cors);
