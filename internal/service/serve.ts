@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../server';
+import { buildApp, drainServer, type DrainReport } from '../server';
 import { startGrpcHealth } from '../server/grpc-health';
 import type { GitEnvironments } from '../git';
 import { prepareSchema, type Store } from '../storage';
@@ -24,8 +24,11 @@ export interface RunningService {
   grpcPort: number;
   /** The Git environments (`environments` in the configuration), or null when none are configured. */
   environments: GitEnvironments | null;
-  /** Health turns NOT_SERVING, stops accepting, lets in-flight requests finish (bounded by shutdown_timeout), closes every part. */
-  stop(): Promise<void>;
+  /**
+   * Health turns NOT_SERVING, the listener closes, in-flight requests finish (bounded by
+   * shutdown_timeout; what is still in flight then is cut and counted), every part closes.
+   */
+  stop(): Promise<DrainReport>;
 }
 
 /**
@@ -68,22 +71,16 @@ export async function startService(services: Services, options: StartOptions = {
     logger.info({ url, grpcPort: grpc.port, database: connection.describe }, 'pennon is serving');
     const server = app;
 
-    let stopping: Promise<void> | undefined;
+    let stopping: Promise<DrainReport> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         health.drain(); // NOT_SERVING at once, on HTTP and gRPC (Watch streams hear it now)
-        const timer = setTimeout(() => {
-          logger.warn('shutdown timeout reached; closing remaining connections');
-          server.server.closeAllConnections();
-        }, config.server.shutdown_timeout);
-        // Keep-alive connections that finish their last request while we drain would otherwise
-        // linger until the timeout: close them as soon as they turn idle.
-        const reaper = setInterval(() => server.server.closeIdleConnections(), 50);
         try {
+          // Every request answered (Connection: close) or, at shutdown_timeout, cut and counted.
+          const report = await drainServer(server.server, config.server.shutdown_timeout, logger);
           await server.close();
+          return report;
         } finally {
-          clearTimeout(timer);
-          clearInterval(reaper);
           await services.close();
         }
       })());
