@@ -126,7 +126,9 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   const { connection, store } = database;
   const health = new HealthState();
 
-  const metrics = config.metrics.enabled ? new Metrics(config.metrics.namespace) : null;
+  const metrics = config.metrics.enabled
+    ? new Metrics(config.metrics.namespace, { maxFlagSeries: config.metrics.max_flag_series, maxNamespaceSeries: config.metrics.max_namespace_series })
+    : null;
   if (metrics) {
     hooks.add('evaluation metrics', metrics.recordEvaluations());
     if (connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
