@@ -134,7 +134,9 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     else logger.info('the database answers its health check again');
   });
 
-  const metrics = config.metrics.enabled ? new Metrics(config.metrics.namespace) : null;
+  const metrics = config.metrics.enabled
+    ? new Metrics(config.metrics.namespace, { maxFlagSeries: config.metrics.max_flag_series, maxNamespaceSeries: config.metrics.max_namespace_series })
+    : null;
   if (metrics) {
     hooks.add('evaluation metrics', metrics.recordEvaluations());
     if (connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
