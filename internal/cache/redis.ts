@@ -131,8 +131,14 @@ export class RedisCache implements Cache, Broadcast {
     }
   }
 
-  private async attempt<T>(op: (client: Redis) => Promise<T>, fallback: T): Promise<T> {
-    if (this.client.status !== 'ready' || this.breaker.isOpen) {
+  /**
+   * `awaited`: a caller waits for the answer (a request's lookup), so an open breaker skips it.
+   * A publish is sent whatever the breaker says: nobody waits for it, and a change message
+   * dropped because one command was slow (a stalled process trips the breaker too) would leave
+   * other instances stale until their poll.
+   */
+  private async attempt<T>(op: (client: Redis) => Promise<T>, fallback: T, awaited = true): Promise<T> {
+    if (this.client.status !== 'ready' || (awaited && this.breaker.isOpen)) {
       this.counters?.error(this.kind);
       return fallback;
     }
@@ -164,7 +170,7 @@ export class RedisCache implements Cache, Broadcast {
   }
 
   publish(message: string): void {
-    void this.attempt((c) => c.publish(this.channel, message), undefined);
+    void this.attempt((c) => c.publish(this.channel, message), undefined, false);
   }
 
   subscribe(handler: (message: string) => void): void {

@@ -99,9 +99,11 @@ export class Drain {
     );
     const graceEnds = Math.min(this.lastKeepAlive + KEEP_ALIVE_GRACE_MS, deadline);
     if (graceEnds > performance.now()) await Promise.race([closed, pause(graceEnds - performance.now())]);
-    // Reaped in the check phase, after the poll phase has read (and so marked busy) whatever
-    // connections had waiting in their buffers.
-    const reap = () => setImmediate(() => server.closeIdleConnections());
+    // Reaped in the check phase of the next loop iteration, so that a full poll phase runs
+    // first: a client that read its last keep-alive answer in this iteration (one in this
+    // process, when it is starved of CPU; or any whose bytes are already in the socket) has its
+    // next request read — and its connection marked busy — before the idle ones are closed.
+    const reap = () => setImmediate(() => setImmediate(() => server.closeIdleConnections()));
     reap();
     const reaper = setInterval(reap, REAP_INTERVAL_MS);
     try {

@@ -65,7 +65,9 @@ describe.skipIf(REDIS_URL === '').each(partitionBackends)(unless('Redis partitio
       const started = performance.now();
       for (const token of fresh.slice(1)) expect(expectStatus(await evaluate(server, token), 200).enabled).toBe(true);
       const tookMs = performance.now() - started;
-      expect(tookMs).toBeLessThan((REQUESTS * COMMAND_TIMEOUT_MS) / 10); // 2.5 s; 25 s without the breaker
+      // 25 s without the breaker (each waits the timeout); ~0.2 s with it on an idle machine. The
+      // bound is a third of the old cost: a loaded machine is slow, not wrong.
+      expect(tookMs).toBeLessThan((REQUESTS * COMMAND_TIMEOUT_MS) / 3);
 
       const health = await server.api.get('/health');
       expect(health.status).toBe(200);

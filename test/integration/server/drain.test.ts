@@ -102,7 +102,7 @@ describe.each(drainBackends)('the drain on $name: every request gets a complete 
     }
   });
 
-  it('under load: 8 keep-alive clients writing without pause across the drain — every request answered, every write answered 200 applied, none reset', async () => {
+  it('under load: 8 keep-alive clients writing without pause across the drain — every request answered, every write answered 200 applied, none reset', { timeout: 120_000 }, async () => {
     const db = await create();
     try {
       const server = await startServer({ PENNON_DB_URL: db.url, PENNON_SERVER_SHUTDOWN_TIMEOUT: '20s' });
@@ -129,7 +129,7 @@ describe.each(drainBackends)('the drain on $name: every request gets a complete 
         return { applied, statuses, error: connection.error };
       };
       const running = Array.from({ length: clients }, (_, i) => run(i));
-      await until(() => answered >= 200, '200 writes were answered');
+      await until(() => answered >= 80, '80 writes were answered', 60_000);
       const report = await server.service.stop();
       const results = await Promise.all(running);
       expect(report).toEqual({ cut: 0 });
