@@ -82,3 +82,59 @@ export function resetSocket(socket: Socket | undefined | null): void {
     socket.destroy(); // a socket that never connected (or a TLS wrapper without a handle to reset)
   }
 }
+
+/** A connection of the health probe's own: asks one trivial question; reset drops it at once. */
+export interface ProbeSession {
+  ask(): Promise<void>;
+  reset(): void;
+  end(): Promise<void>;
+}
+
+/**
+ * The health probe's connection, kept between probes. A question not answered within a probe's
+ * `timeoutMs` fails that probe but stays asked: the next probe waits on the same answer, so a
+ * database that is merely slow (a loaded machine) is back the moment it answers — and nothing
+ * queues behind a silent one. Only a question outstanding for `giveUpMs` (a partition) drops the
+ * connection, and the next probe opens a new one (itself bounded by the driver's connect
+ * timeout, which `open` sets to `giveUpMs`).
+ */
+export function probeSessions(open: () => Promise<ProbeSession>, giveUpMs: number) {
+  let session: ProbeSession | null = null;
+  let outstanding: { since: number; done: Promise<void> } | null = null;
+  const drop = () => {
+    session?.reset();
+    session = null;
+  };
+  return {
+    async probe(timeoutMs: number): Promise<void> {
+      if (!outstanding) {
+        const since = performance.now();
+        const work = (async () => {
+          session ??= await open();
+          await session.ask();
+        })();
+        const done = work.then(
+          () => {
+            outstanding = null;
+          },
+          (err: unknown) => {
+            outstanding = null;
+            drop();
+            throw err;
+          },
+        );
+        done.catch(() => undefined); // a probe that gave up on it no longer listens
+        outstanding = { since, done };
+      }
+      const current = outstanding;
+      await withDeadline(current.done, timeoutMs, 'the database health check', () => {
+        if (performance.now() - current.since >= giveUpMs) drop();
+      });
+    },
+    async close(): Promise<void> {
+      const closing = session;
+      session = null;
+      await closing?.end().catch(() => undefined);
+    },
+  };
+}
