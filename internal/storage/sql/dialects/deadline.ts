@@ -83,8 +83,9 @@ export function resetSocket(socket: Socket | undefined | null): void {
   }
 }
 
-/** A connection of the health probe's own: asks one trivial question; reset drops it at once. */
+/** A connection of the health probe's own: made at once, connected, asked one trivial question; reset drops it at once. */
 export interface ProbeSession {
+  connect(): Promise<void>;
   ask(): Promise<void>;
   reset(): void;
   end(): Promise<void>;
@@ -94,31 +95,39 @@ export interface ProbeSession {
  * The health probe's connection, kept between probes. A question not answered within a probe's
  * `timeoutMs` fails that probe but stays asked: the next probe waits on the same answer, so a
  * database that is merely slow (a loaded machine) is back the moment it answers — and nothing
- * queues behind a silent one. Only a question outstanding for `giveUpMs` (a partition) drops the
- * connection, and the next probe opens a new one (itself bounded by the driver's connect
- * timeout, which `open` sets to `giveUpMs`).
+ * queues behind a silent one. A question (or a connection being opened) outstanding for
+ * `giveUpMs` — a partition — is abandoned: its connection is reset and the next probe starts
+ * over on a new one. Opening a connection is not held to the probe's short window (on a loaded
+ * machine it can take longer while the database is fine), only to `giveUpMs`.
  */
-export function probeSessions(open: () => Promise<ProbeSession>, giveUpMs: number) {
+export function probeSessions(create: () => Promise<ProbeSession>, giveUpMs: number) {
   let session: ProbeSession | null = null;
+  let connected = false;
   let outstanding: { since: number; done: Promise<void> } | null = null;
   const drop = () => {
     session?.reset();
     session = null;
+    connected = false;
   };
   return {
     async probe(timeoutMs: number): Promise<void> {
       if (!outstanding) {
         const since = performance.now();
         const work = (async () => {
-          session ??= await open();
+          if (!session) {
+            const opened = await create();
+            session = opened;
+            await opened.connect();
+            if (session === opened) connected = true;
+          }
           await session.ask();
         })();
         const done = work.then(
           () => {
-            outstanding = null;
+            if (outstanding?.done === done) outstanding = null;
           },
           (err: unknown) => {
-            outstanding = null;
+            if (outstanding?.done === done) outstanding = null;
             drop();
             throw err;
           },
@@ -127,13 +136,16 @@ export function probeSessions(open: () => Promise<ProbeSession>, giveUpMs: numbe
         outstanding = { since, done };
       }
       const current = outstanding;
-      await withDeadline(current.done, timeoutMs, 'the database health check', () => {
-        if (performance.now() - current.since >= giveUpMs) drop();
+      await withDeadline(current.done, connected ? timeoutMs : giveUpMs, 'the database health check', () => {
+        if (performance.now() - current.since < giveUpMs) return;
+        if (outstanding === current) outstanding = null;
+        drop();
       });
     },
     async close(): Promise<void> {
       const closing = session;
       session = null;
+      connected = false;
       await closing?.end().catch(() => undefined);
     },
   };

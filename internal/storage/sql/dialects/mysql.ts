@@ -240,16 +240,22 @@ export function openMysql(url: string, options: PoolOptions): Connection {
   const giveUpMs = options.connectTimeoutMs > 0 ? options.connectTimeoutMs : FALLBACK_ACQUIRE_MS;
   const probes = probeSessions(async () => {
     const { mysql } = await load();
-    const conn = mysql.createConnection({ ...target.options, connectTimeout: giveUpMs });
-    conn.on('error', () => undefined);
-    await new Promise<void>((resolve, reject) => conn.connect((err) => (err ? reject(markConnectFailure(err)) : resolve())));
+    // mysql2 connects as soon as the connection is made: it is made in connect(), and reset
+    // destroys whatever there is by then.
+    let conn: RawConnection | null = null;
     return {
-      ask: async () => void (await query(conn, 'SELECT 1')),
+      connect: () =>
+        new Promise<void>((resolve, reject) => {
+          conn = mysql.createConnection({ ...target.options, connectTimeout: giveUpMs });
+          conn.on('error', () => undefined);
+          conn.connect((err) => (err ? reject(markConnectFailure(err)) : resolve()));
+        }),
+      ask: async () => void (await query(conn!, 'SELECT 1')),
       reset: () => {
-        resetSocket((conn as unknown as { stream?: import('node:net').Socket }).stream);
-        conn.destroy();
+        resetSocket((conn as unknown as { stream?: import('node:net').Socket } | null)?.stream);
+        conn?.destroy();
       },
-      end: async () => conn.destroy(),
+      end: async () => conn?.destroy(),
     };
   }, giveUpMs);
 

@@ -189,8 +189,8 @@ export function openPg(url: string, options: PoolOptions, flavour: PgFlavour, ad
     const { pg, config } = await load();
     const client = new pg.Client({ ...config, connectionTimeoutMillis: giveUpMs });
     client.on('error', () => undefined);
-    await client.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err)));
     return {
+      connect: async () => void (await client.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err)))),
       ask: async () => void (await client.query('SELECT 1')),
       reset: () => resetSocket(socketOf(client)),
       end: () => client.end(),
