@@ -99,14 +99,16 @@ function tokenServices(store: Store, clock: Clock, shared: SharedAuthCache | nul
   return { authenticator, auth };
 }
 
-function withHooks(opened: OpenedStore, hooks: CloseHooks) {
+function withHooks<T extends Pick<OpenedStore, 'connection'>>(opened: T, hooks: CloseHooks) {
   hooks.add('database', () => opened.connection.close());
   return { ...opened, onClose: (name: string, hook: CloseHook) => hooks.add(name, hook), close: () => hooks.close() };
 }
 
 async function composeCommand(config: Config, clock: Clock, deps: CommandDeps, hooks: CloseHooks): Promise<DatabaseServices | TokenServices> {
   const open = { 'as-is': openStore, prepared: openPreparedStore, existing: openExistingStore }[deps.database];
-  const database = { config, clock, ...withHooks(await open(config.db, clock), hooks) };
+  // A command's calls each try the database: its breaker is never started (serve's probe is).
+  const { connection, store } = await open(config.db, clock);
+  const database = { config, clock, ...withHooks({ connection, store }, hooks) };
   return deps.only === 'tokens' ? { ...database, ...tokenServices(database.store, clock, null) } : database;
 }
 

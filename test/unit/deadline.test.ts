@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeadlineExceeded, withDeadline } from '../../internal/storage/sql/dialects/deadline';
+import { DeadlineExceeded, probeSessions, withDeadline } from '../../internal/storage/sql/dialects/deadline';
+import { until } from '../support/wait';
 
 /**
  * The client-side deadline on database calls: it rejects a call that gets no answer, tearing its
@@ -64,5 +65,59 @@ describe('withDeadline', () => {
   it('0 means no deadline', async () => {
     const work = Promise.resolve('done');
     expect(withDeadline(work, 0, 'a statement', () => undefined)).toBe(work);
+  });
+});
+
+describe('probeSessions (the health probe connection)', () => {
+  /** A fake connection whose answers the test releases by hand. */
+  function fakeSessions() {
+    const made: { asks: number; resets: number; answer: () => void }[] = [];
+    const create = async () => {
+      const state = { asks: 0, resets: 0, answer: () => undefined as void };
+      made.push(state);
+      return {
+        connect: async () => undefined,
+        ask: () => {
+          state.asks++;
+          return new Promise<void>((resolve) => (state.answer = resolve));
+        },
+        reset: () => void state.resets++,
+        end: async () => undefined,
+      };
+    };
+    return { made, create };
+  }
+
+  it('a late answer still counts: the next probe waits on the same question, on the same connection', async () => {
+    const { made, create } = fakeSessions();
+    const probes = probeSessions(create, 10_000);
+    const first = probes.probe(1000);
+    await until(() => made[0]?.asks === 1, 'the first question is asked');
+    made[0].answer();
+    await first;
+    expect(await probes.probe(30).catch((e: unknown) => e)).toBeInstanceOf(DeadlineExceeded); // a second question, unanswered in 30 ms
+    const again = probes.probe(1000); // waits on that same question: asks nothing new
+    expect(made[0].asks).toBe(2);
+    made[0].answer();
+    await again;
+    expect(made).toHaveLength(1);
+    expect(made[0].resets).toBe(0);
+  });
+
+  it('a question outstanding for giveUpMs is abandoned: its connection reset, the next probe starts over on a new one', async () => {
+    const { made, create } = fakeSessions();
+    const probes = probeSessions(create, 150);
+    const first = probes.probe(1000);
+    await until(() => made[0]?.asks === 1, 'the first question is asked');
+    made[0].answer();
+    await first;
+    expect(await probes.probe(50).catch((e: unknown) => e)).toBeInstanceOf(DeadlineExceeded); // 50 ms in: kept
+    expect(made[0].resets).toBe(0);
+    expect(await probes.probe(200).catch((e: unknown) => e)).toBeInstanceOf(DeadlineExceeded); // past 150 ms: abandoned
+    expect(made[0].resets).toBe(1);
+    const fresh = probes.probe(1000);
+    await until(() => made[1]?.asks === 1, 'a new connection is asked');
+    made[1].answer();
+    await fresh;
   });
 });

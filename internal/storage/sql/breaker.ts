@@ -1,4 +1,5 @@
 import { unavailable } from '../../core';
+import { isDeadlineExceeded } from './dialects/deadline';
 
 /** How often the database is asked whether it answers, and how long it has to answer. */
 export const PROBE_INTERVAL_MS = 250;
@@ -17,10 +18,13 @@ export type BreakerListener = (failure: unknown) => void;
  *
  * Only the probe opens it: a request that fails as if the database were unreachable (a deadline,
  * a refused connection) asks for a probe at once, but a full pool or one slow statement under
- * load never turns the breaker on by itself.
+ * load never turns the breaker on by itself. A probe that is late (not refused) while store
+ * calls are being answered does not open it either, and a late answer closes it the moment it
+ * comes (the probe keeps waiting on the same question: dialects/deadline.ts, probeSessions).
  */
 export class DatabaseBreaker {
   private failure: unknown = null;
+  private lastAnswer = 0;
   private openSince = 0;
   private running = false;
   /** Stopped for good (the service is closing): a probe failing now is the closing, not an outage. */
@@ -74,19 +78,32 @@ export class DatabaseBreaker {
     this.loop = null;
   }
 
-  /** One probe, and the breaker set from its outcome. */
-  async probeOnce(): Promise<void> {
+  /** A store call was answered: the database answers, whatever a slow probe says meanwhile. */
+  answered(): void {
+    this.lastAnswer = performance.now();
+  }
+
+  /**
+   * One probe, and the breaker set from its outcome. Returns false when the outcome was left
+   * undecided: the probe was late, but store calls were answered within its window.
+   */
+  async probeOnce(): Promise<boolean> {
     try {
       await this.probe(this.timing.timeoutMs);
       this.set(null);
     } catch (err) {
+      // Late while requests are being answered is a busy database (or machine), not an
+      // unreachable one: shutting writes out then would turn load into an outage.
+      if (isDeadlineExceeded(err) && this.lastAnswer > performance.now() - this.timing.timeoutMs) return false;
       this.set(err ?? new Error('the database health check failed'));
     }
+    return true;
   }
 
   private async run(): Promise<void> {
     while (this.running) {
-      await this.probeOnce();
+      // Undecided: ask again at once (the same question, a new window) rather than an interval later.
+      if (!(await this.probeOnce())) continue;
       if (!this.running) break;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, this.timing.intervalMs);

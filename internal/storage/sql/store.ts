@@ -52,7 +52,9 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
     const run = async <T>(body: () => Promise<T>): Promise<T> => {
       breaker?.check(); // throws the breaker's own Unavailable: no probe to hasten
       try {
-        return await body();
+        const result = await body();
+        breaker?.answered();
+        return result;
       } catch (err) {
         if (breaker && (isDeadlineExceeded(err) || database.dialect.isConnectionError(err))) breaker.suspect();
         throw translate(err);

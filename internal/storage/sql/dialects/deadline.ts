@@ -82,3 +82,71 @@ export function resetSocket(socket: Socket | undefined | null): void {
     socket.destroy(); // a socket that never connected (or a TLS wrapper without a handle to reset)
   }
 }
+
+/** A connection of the health probe's own: made at once, connected, asked one trivial question; reset drops it at once. */
+export interface ProbeSession {
+  connect(): Promise<void>;
+  ask(): Promise<void>;
+  reset(): void;
+  end(): Promise<void>;
+}
+
+/**
+ * The health probe's connection, kept between probes. A question not answered within a probe's
+ * `timeoutMs` fails that probe but stays asked: the next probe waits on the same answer, so a
+ * database that is merely slow (a loaded machine) is back the moment it answers — and nothing
+ * queues behind a silent one. A question (or a connection being opened) outstanding for
+ * `giveUpMs` — a partition — is abandoned: its connection is reset and the next probe starts
+ * over on a new one. Opening a connection is not held to the probe's short window (on a loaded
+ * machine it can take longer while the database is fine), only to `giveUpMs`.
+ */
+export function probeSessions(create: () => Promise<ProbeSession>, giveUpMs: number) {
+  let session: ProbeSession | null = null;
+  let connected = false;
+  let outstanding: { since: number; done: Promise<void> } | null = null;
+  const drop = () => {
+    session?.reset();
+    session = null;
+    connected = false;
+  };
+  return {
+    async probe(timeoutMs: number): Promise<void> {
+      if (!outstanding) {
+        const since = performance.now();
+        const work = (async () => {
+          if (!session) {
+            const opened = await create();
+            session = opened;
+            await opened.connect();
+            if (session === opened) connected = true;
+          }
+          await session.ask();
+        })();
+        const done = work.then(
+          () => {
+            if (outstanding?.done === done) outstanding = null;
+          },
+          (err: unknown) => {
+            if (outstanding?.done === done) outstanding = null;
+            drop();
+            throw err;
+          },
+        );
+        done.catch(() => undefined); // a probe that gave up on it no longer listens
+        outstanding = { since, done };
+      }
+      const current = outstanding;
+      await withDeadline(current.done, connected ? timeoutMs : giveUpMs, 'the database health check', () => {
+        if (performance.now() - current.since < giveUpMs) return;
+        if (outstanding === current) outstanding = null;
+        drop();
+      });
+    },
+    async close(): Promise<void> {
+      const closing = session;
+      session = null;
+      connected = false;
+      await closing?.end().catch(() => undefined);
+    },
+  };
+}

@@ -6,8 +6,8 @@ import { splitStatements } from '../migrate/script';
 import type { Database } from '../tables';
 import type { DialectAdapter } from './adapter';
 import { NETWORK_CODES, causes, errorCode, errorMessage, isConnectFailure, isNotReadyYet, markConnectFailure } from './driver-errors';
-import { isDeadlineExceeded, resetSocket, withDeadline, type DeadlineExceeded } from './deadline';
-import { acquireTimeoutMs, clientDeadlineMs, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
+import { isDeadlineExceeded, probeSessions, resetSocket, withDeadline, type DeadlineExceeded } from './deadline';
+import { acquireTimeoutMs, clientDeadlineMs, FALLBACK_ACQUIRE_MS, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
 
 /** MySQL and MariaDB through mysql2 (callback API, which Kysely's dialect drives). Loaded on first use. */
 
@@ -236,36 +236,33 @@ export function openMysql(url: string, options: PoolOptions): Connection {
     }
   }
 
-  /** The health probe's own connection (never the pool's: a busy pool must not look like a dead database), kept between probes. */
-  let probeConn: RawConnection | null = null;
-  const dropProbe = () => {
-    resetSocket((probeConn as unknown as { stream?: import('node:net').Socket } | null)?.stream);
-    probeConn?.destroy();
-    probeConn = null;
-  };
-  async function probe(timeoutMs: number): Promise<void> {
+  /** The health probe's own connection (never the pool's: a busy pool must not look like a dead database). */
+  const giveUpMs = options.connectTimeoutMs > 0 ? options.connectTimeoutMs : FALLBACK_ACQUIRE_MS;
+  const probes = probeSessions(async () => {
     const { mysql } = await load();
-    const work = (async () => {
-      if (!probeConn) {
-        const conn = mysql.createConnection({ ...target.options, connectTimeout: timeoutMs });
-        conn.on('error', () => undefined);
-        probeConn = conn;
-        await new Promise<void>((resolve, reject) => conn.connect((err) => (err ? reject(markConnectFailure(err)) : resolve())));
-      }
-      await query(probeConn, 'SELECT 1');
-    })();
-    try {
-      await withDeadline(work, timeoutMs, 'the database health check', dropProbe);
-    } catch (err) {
-      dropProbe();
-      throw err;
-    }
-  }
+    // mysql2 connects as soon as the connection is made: it is made in connect(), and reset
+    // destroys whatever there is by then.
+    let conn: RawConnection | null = null;
+    return {
+      connect: () =>
+        new Promise<void>((resolve, reject) => {
+          conn = mysql.createConnection({ ...target.options, connectTimeout: giveUpMs });
+          conn.on('error', () => undefined);
+          conn.connect((err) => (err ? reject(markConnectFailure(err)) : resolve()));
+        }),
+      ask: async () => void (await query(conn!, 'SELECT 1')),
+      reset: () => {
+        resetSocket((conn as unknown as { stream?: import('node:net').Socket } | null)?.stream);
+        conn?.destroy();
+      },
+      end: async () => conn?.destroy(),
+    };
+  }, giveUpMs);
 
   return {
     db,
     adapter: mysqlAdapter,
-    probe,
+    probe: (timeoutMs) => probes.probe(timeoutMs),
     describe: target.describe,
     poolStats: () => mysqlPoolStats(opened),
     transactionalDdl: false, // MySQL commits each DDL statement on its own
@@ -285,8 +282,7 @@ export function openMysql(url: string, options: PoolOptions): Connection {
     },
     withMigrationLock: withGetLock,
     close: async () => {
-      probeConn?.destroy();
-      probeConn = null;
+      await probes.close();
       await db.destroy();
       if (loaded) {
         const { pool } = await loaded;

@@ -6,8 +6,8 @@ import { splitStatements } from '../migrate/script';
 import type { Database } from '../tables';
 import type { DialectAdapter } from './adapter';
 import { NETWORK_CODES, causes, errorCode, errorMessage, isConnectFailure, isNotReadyYet, markConnectFailure } from './driver-errors';
-import { isDeadlineExceeded, resetSocket, withDeadline, type DeadlineExceeded } from './deadline';
-import { acquireTimeoutMs, clientDeadlineMs, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
+import { isDeadlineExceeded, probeSessions, resetSocket, withDeadline, type DeadlineExceeded } from './deadline';
+import { acquireTimeoutMs, clientDeadlineMs, FALLBACK_ACQUIRE_MS, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
 
 /**
  * PostgreSQL through pg and Kysely's dialect; CockroachDB (cockroach.ts) opens through the same
@@ -183,30 +183,19 @@ export function openPg(url: string, options: PoolOptions, flavour: PgFlavour, ad
     }
   }
 
-  /** The health probe's own client (never the pool's: a busy pool must not look like a dead database), kept between probes. */
-  let probeClient: Client | null = null;
-  const dropProbe = () => {
-    resetSocket(probeClient && socketOf(probeClient));
-    probeClient = null;
-  };
-  async function probe(timeoutMs: number): Promise<void> {
+  /** The health probe's own client (never the pool's: a busy pool must not look like a dead database). */
+  const giveUpMs = options.connectTimeoutMs > 0 ? options.connectTimeoutMs : FALLBACK_ACQUIRE_MS;
+  const probes = probeSessions(async () => {
     const { pg, config } = await load();
-    const work = (async () => {
-      if (!probeClient) {
-        const client = new pg.Client({ ...config, connectionTimeoutMillis: timeoutMs });
-        client.on('error', () => undefined);
-        probeClient = client;
-        await client.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err)));
-      }
-      await probeClient.query('SELECT 1');
-    })();
-    try {
-      await withDeadline(work, timeoutMs, 'the database health check', dropProbe);
-    } catch (err) {
-      dropProbe();
-      throw err;
-    }
-  }
+    const client = new pg.Client({ ...config, connectionTimeoutMillis: giveUpMs });
+    client.on('error', () => undefined);
+    return {
+      connect: async () => void (await client.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err)))),
+      ask: async () => void (await client.query('SELECT 1')),
+      reset: () => resetSocket(socketOf(client)),
+      end: () => client.end(),
+    };
+  }, giveUpMs);
 
   /** A session-level advisory lock on a client of its own (not from the pool, which may be tiny). */
   async function withAdvisoryLock<T>(fn: () => Promise<T>): Promise<T> {
@@ -259,10 +248,9 @@ export function openPg(url: string, options: PoolOptions, flavour: PgFlavour, ad
     },
     // CockroachDB has no advisory locks (its pg_advisory_lock is a no-op): a lease row instead.
     withMigrationLock: (fn) => (flavour === 'cockroach' ? withLease(db, fn) : withAdvisoryLock(fn)),
-    probe,
+    probe: (timeoutMs) => probes.probe(timeoutMs),
     close: async () => {
-      await probeClient?.end().catch(() => undefined);
-      probeClient = null;
+      await probes.close();
       await db.destroy();
       // Kysely ends the pool only if it ever used it; migrations may have used it alone.
       if (loaded) await endPool((await loaded).pool);
