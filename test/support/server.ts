@@ -7,7 +7,6 @@ import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config } from '../../internal/config';
 import type { Clock } from '../../internal/core';
 import { compose, startService, type RunningService } from '../../internal/service';
-import type { DrainReport } from '../../internal/server';
 import { silentLogger } from '../../internal/telemetry';
 import { REDIS_URL, backend, type BackendName } from './backends';
 
@@ -29,8 +28,7 @@ export interface TestServer {
   /** The back end that database is on. */
   backend: BackendName;
   api: ApiClient;
-  /** Stops the service (its drain's report: requests cut at shutdown_timeout) and removes its files. */
-  stop(): Promise<DrainReport>;
+  stop(): Promise<void>;
 }
 
 export interface ServerOptions {
@@ -102,9 +100,8 @@ export async function startServer(env: Record<string, string> = {}, options: Ser
       backend: name,
       api: new ApiClient(service.url),
       async stop() {
-        const report = await service.stop();
+        await service.stop();
         await cleanup();
-        return report;
       },
     };
   } catch (err) {

@@ -1,5 +1,3 @@
-import { isDeadlineExceeded } from './deadline';
-
 /** Reading what a driver threw, whatever the driver: shared by the dialect files. */
 
 /** Errors raised while obtaining a connection: whatever the cause, the database is unavailable. */
@@ -31,9 +29,7 @@ export const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT',
  */
 export function isNotReadyYet(err: unknown, codes: ReadonlySet<string>, messages: RegExp): boolean {
   for (const e of causes(err)) {
-    // A database that accepts connections and never answers (a partition, a hung server) is
-    // waited for as one that refuses them: each attempt ends at its own deadline.
-    if (NETWORK_CODES.has(errorCode(e)) || codes.has(errorCode(e)) || isDeadlineExceeded(e)) return true;
+    if (NETWORK_CODES.has(errorCode(e)) || codes.has(errorCode(e))) return true;
     if (isConnectFailure(e) && messages.test(errorMessage(e))) return true;
   }
   return false;
