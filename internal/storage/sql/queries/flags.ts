@@ -4,6 +4,7 @@ import { enums, bool, int, toVariant, type FlagsTable, type VariantsTable } from
 import type { Tx } from '../transaction';
 import { read, write } from './kinds';
 import { paged, pageOf } from './paging';
+import { flagExists } from './references';
 import { bumpRevision } from './revision';
 
 const flagRef = (ns: string, key: string) => `"${ns}/${key}"`;
@@ -125,13 +126,7 @@ export const deleteFlag = write(async function deleteFlag(tx: Tx, ns: string, ke
 
 export const createVariant = write(async function createVariant(tx: Tx, ns: string, flagKey: string, input: VariantInput): Promise<Variant> {
   await bumpRevision(tx, { ns, flag: flagKey });
-  const flag = await tx.db
-    .selectFrom('flags')
-    .select('key')
-    .where('namespace_key', '=', ns)
-    .where('key', '=', flagKey)
-    .executeTakeFirst();
-  if (!flag) throw notFound(`flag ${flagRef(ns, flagKey)} not found`);
+  if (!(await flagExists(tx, ns, flagKey))) throw notFound(`flag ${flagRef(ns, flagKey)} not found`);
   const now = tx.clock.nowMicros();
   const row: VariantsTable = { id: newId(), namespace_key: ns, flag_key: flagKey, ...variantColumns(input), created_at: now, updated_at: now };
   try {

@@ -135,18 +135,23 @@ export const orderRules = write(async function orderRules(tx: Tx, ns: string, fl
   await writeRanks(tx, 'rules', reorder(await rulesOfFlag(tx, ns, flagKey).execute(), ruleIds));
 });
 
-function distributionMissing(ns: string, flagKey: string, ruleId: string, variantId: string) {
-  return notFound(`variant "${variantId}", rule "${ruleId}", flag "${flagKey}" in namespace "${ns}" not found`);
-}
-
-async function checkRuleAndVariant(tx: Tx, ns: string, flagKey: string, ruleId: string, variantId: string) {
-  const rule = await tx.db
+async function ruleOfFlagExists(tx: Tx, ns: string, flagKey: string, ruleId: string): Promise<boolean> {
+  const row = await tx.db
     .selectFrom('rules')
     .select('id')
     .where('id', '=', ruleId)
     .where('namespace_key', '=', ns)
     .where('flag_key', '=', flagKey)
     .executeTakeFirst();
+  return row !== undefined;
+}
+
+function distributionMissing(ns: string, flagKey: string, ruleId: string, variantId: string) {
+  return notFound(`variant "${variantId}", rule "${ruleId}", flag "${flagKey}" in namespace "${ns}" not found`);
+}
+
+async function checkRuleAndVariant(tx: Tx, ns: string, flagKey: string, ruleId: string, variantId: string) {
+  const rule = await ruleOfFlagExists(tx, ns, flagKey, ruleId);
   const variant = await tx.db
     .selectFrom('variants')
     .select('id')
@@ -208,13 +213,7 @@ export const deleteDistribution = write(async function deleteDistribution(
   variantId: string,
 ): Promise<void> {
   await bumpRevision(tx, { ns, flag: flagKey });
-  const rule = await tx.db
-    .selectFrom('rules')
-    .select('id')
-    .where('id', '=', ruleId)
-    .where('namespace_key', '=', ns)
-    .where('flag_key', '=', flagKey)
-    .executeTakeFirst();
+  const rule = await ruleOfFlagExists(tx, ns, flagKey, ruleId);
   if (!rule) return;
   await tx.db
     .deleteFrom('distributions')
