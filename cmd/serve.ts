@@ -19,7 +19,8 @@ export function serveCommand(program: Command): void {
         const starting = new AbortController();
         const stopAndExit = () =>
           service!.stop().then(
-            () => process.exit(0),
+            // Requests cut at server.shutdown_timeout: said in the log (drain.ts), and in the exit code.
+            ({ cut }) => process.exit(cut > 0 ? 1 : 0),
             (err: unknown) => {
               logger.error({ err }, 'shutdown failed');
               process.exit(1);

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, ReplyError, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CacheConfig } from '../config';
 import type { CacheCounters } from '../telemetry';
+import { CircuitBreaker } from './breaker';
 import type { Broadcast, Cache } from './types';
 
 type RedisConfig = CacheConfig['redis'];
 
 /** Longest a request ever waits for Redis when `net_timeout` is not set. */
 const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+/** How often a tripped cache probes Redis (PING, bounded by the command timeout) to close again. */
+export const PROBE_INTERVAL_MS = 1000;
 
 /** ioredis options for Flipt's `cache.redis.*` settings. */
 export function redisOptions(config: RedisConfig): RedisOptions {
@@ -54,7 +57,10 @@ function describe(config: RedisConfig): string {
  * The shared cache and the message channel between instances. Every operation is bounded by
  * the command timeout and never throws: while Redis is away the instance runs on the database,
  * logs the outage once (and its end once), counts each failed operation in
- * `<metrics.namespace>_cache_error_total`, and reconnects by itself.
+ * `<metrics.namespace>_cache_error_total`, and reconnects by itself. A silent Redis (a
+ * partition: the connection stays up, nothing answers) costs one command timeout, not one per
+ * request: the first command that times out trips a circuit breaker, every later operation
+ * falls back at once, and a background PING every PROBE_INTERVAL_MS closes it again.
  */
 export class RedisCache implements Cache, Broadcast {
   readonly kind = 'redis';
@@ -67,6 +73,7 @@ export class RedisCache implements Cache, Broadcast {
   private lastOpWarning = 0;
   private readonly recoverHandlers: (() => void)[] = [];
   private readonly messageHandlers: ((message: string) => void)[] = [];
+  private readonly breaker: CircuitBreaker;
 
   constructor(
     config: RedisConfig,
@@ -79,6 +86,15 @@ export class RedisCache implements Cache, Broadcast {
     this.channel = `${this.prefix}changes`;
     this.target = describe(config);
     this.watch(this.client, 'cache');
+    this.breaker = new CircuitBreaker(() => this.client.ping().then((pong) => pong === 'PONG'), PROBE_INTERVAL_MS, {
+      opened: (err) =>
+        this.logger.warn({ redis: this.target, err: (err as Error).message, probeEveryMs: PROBE_INTERVAL_MS }, 'redis cache not answering: working from the database until a probe gets an answer'),
+      closed: () => {
+        this.logger.info({ redis: this.target }, 'redis cache answers again');
+        // Pub/sub messages may have been held or lost meanwhile: let the owner catch up.
+        for (const handler of this.recoverHandlers) handler();
+      },
+    });
   }
 
   private watch(connection: Redis, role: string): void {
@@ -109,20 +125,29 @@ export class RedisCache implements Cache, Broadcast {
     this.counters?.error(this.kind);
     // A slow command on a live connection: warn at most once a minute.
     const now = Date.now();
-    if (!this.down && now - this.lastOpWarning > 60_000) {
+    if (!this.down && !this.breaker.isOpen && now - this.lastOpWarning > 60_000) {
       this.lastOpWarning = now;
       this.logger.warn({ redis: this.target, err: (err as Error).message }, 'redis cache operation failed; using the database');
     }
   }
 
-  private async attempt<T>(op: (client: Redis) => Promise<T>, fallback: T): Promise<T> {
-    if (this.client.status !== 'ready') {
+  /**
+   * `awaited`: a caller waits for the answer (a request's lookup), so an open breaker skips it.
+   * A publish is sent whatever the breaker says: nobody waits for it, and a change message
+   * dropped because one command was slow (a stalled process trips the breaker too) would leave
+   * other instances stale until their poll.
+   */
+  private async attempt<T>(op: (client: Redis) => Promise<T>, fallback: T, awaited = true): Promise<T> {
+    if (this.client.status !== 'ready' || (awaited && this.breaker.isOpen)) {
       this.counters?.error(this.kind);
       return fallback;
     }
     try {
       return await op(this.client);
     } catch (err) {
+      // An error reply (a wrong type, a full memory) is about that command; anything else — a
+      // timeout, a lost connection — would hold the next ones too.
+      if (!(err instanceof ReplyError)) this.breaker.trip(err);
       this.failed(err);
       return fallback;
     }
@@ -145,7 +170,7 @@ export class RedisCache implements Cache, Broadcast {
   }
 
   publish(message: string): void {
-    void this.attempt((c) => c.publish(this.channel, message), undefined);
+    void this.attempt((c) => c.publish(this.channel, message), undefined, false);
   }
 
   subscribe(handler: (message: string) => void): void {
@@ -167,12 +192,13 @@ export class RedisCache implements Cache, Broadcast {
     this.recoverHandlers.push(handler);
   }
 
-  /** Whether the cache connection is up (for /health). */
+  /** Whether the cache is in use: connected, and answering (for /health). */
   get available(): boolean {
-    return this.client.status === 'ready';
+    return this.client.status === 'ready' && !this.breaker.isOpen;
   }
 
   async close(): Promise<void> {
+    this.breaker.stop();
     // disconnect(), not quit(): quit waits for a server that may be gone.
     this.subscriber?.disconnect();
     this.client.disconnect();

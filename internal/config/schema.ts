@@ -72,6 +72,15 @@ const db = z.strictObject({
   max_open_conn: z.number().int().min(0).default(0),
   conn_max_lifetime: duration('0'),
   prepared_statements_enabled: z.boolean().default(true),
+  /**
+   * Pennon's own (Flipt has none): how long one statement may run before the database cancels it
+   * and the client, 0.5 s later, gives up on its connection (503, never applied later); 0 = no limit.
+   */
+  statement_timeout: duration('5s'),
+  /** Pennon's own: how long opening a database connection (or waiting for a busy pool's) may take; 0 = no limit. */
+  connect_timeout: duration('5s'),
+  /** Pennon's own: how long `serve` waits for an unreachable database at start before it exits 1; 0 = for ever. */
+  startup_timeout: duration('0'),
 });
 
 const tokenMethod = z.strictObject({
@@ -223,6 +232,10 @@ const metrics = z.strictObject({
   exporter: z.enum(['prometheus']).default('prometheus'),
   /** Prefix of every metric name (`service_…`); `flipt` keeps existing Flipt dashboards working. */
   namespace: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus name (letters, digits, _)').default('service'),
+  /** Namespace/flag pairs with series of their own; later flags count as `__other__` in their namespace. */
+  max_flag_series: z.number().int().min(1).default(10_000),
+  /** Namespaces with series of their own; later namespaces count as namespace and flag `__other__`. */
+  max_namespace_series: z.number().int().min(1).default(1_000),
 });
 
 const PROPAGATORS = ['tracecontext', 'baggage', 'none'] as const;

@@ -4,6 +4,7 @@ import compress from '@fastify/compress';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import type { Clock } from '../core';
 import type { Metrics } from '../telemetry';
 import { markFastifyRoutes } from '../telemetry/routes';
 import type { Tracing } from '../telemetry/tracing';
@@ -19,8 +20,10 @@ import { installCors } from './cors';
 import type { HealthState } from './health';
 import { installPretty } from './pretty';
 import { errorHandler, handleFrameworkError, installNotFound } from './errors';
+import { RequestErrorLog } from './error-log';
 import { fastLane } from './fast-lane';
 import { healthLane } from './health-lane';
+import { Drain } from './drain';
 import { authRoutes } from './routes/auth';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { evaluationRoutes } from './routes/evaluate';
@@ -54,6 +57,8 @@ function requestIdSource(): () => string {
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** The service's clock: the error log's intervals are timed by it. */
+  clock: Clock;
   /** The database: the bulk import route writes through its transaction. */
   store: Store;
   /** Where each request reads flags: the database, or the Git environment it names. */
@@ -81,19 +86,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestIds = requestIdSource();
   const { sources, health } = deps;
   const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, deps.authenticator) : null;
-  let closing = false;
+  const drain = new Drain();
+  // Request failures: one line per kind per interval, not one per request (error-log.ts).
+  const errors = new RequestErrorLog(deps.logger, { now: () => deps.clock.nowMicros() / 1000 });
   const lane = accessLog
     ? null
-    : fastLane({ sources, gate, logger: deps.logger, bodyLimit: deps.config.server.max_body_bytes, nextRequestId: requestIds, declineOrigins: deps.config.cors.enabled });
+    : fastLane({ sources, gate, errors, bodyLimit: deps.config.server.max_body_bytes, nextRequestId: requestIds, declineOrigins: deps.config.cors.enabled });
   const app = Fastify({
     // The evaluation fast lane answers its routes before Fastify sees them (see fast-lane.ts).
     serverFactory: (handler) => {
       const served = lane ? (req: IncomingMessage, res: ServerResponse) => lane(req, res) || handler(req, res) : handler;
-      // While starting or draining, /health (and, while starting or once closing, everything) is answered first.
-      const early = healthLane(health, { closing: () => closing, nextRequestId: requestIds });
+      // While starting or draining, /health and everything else are answered first.
+      const early = healthLane(health, { nextRequestId: requestIds });
       const both = (req: IncomingMessage, res: ServerResponse) => early(req, res) || served(req, res);
       const counted = deps.metrics ? measured(both, deps.metrics) : both;
-      return createServer(deps.tracing ? deps.tracing.requests(counted) : counted);
+      // Answers say Connection: close while draining, and no connection is reset (drain.ts).
+      const outermost = drain.handler(deps.tracing ? deps.tracing.requests(counted) : counted);
+      return drain.attach(createServer({ ServerResponse: drain.Response }, outermost));
     },
     ...(accessLog && { loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: false }) }),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
@@ -107,14 +116,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
   });
 
-  app.setErrorHandler(errorHandler(deps.logger));
+  app.setErrorHandler(errorHandler(errors));
+  app.addHook('onClose', async () => errors.close());
   answerHeadLikeGet(app);
   recordRoutes(app);
   if (deps.metrics || deps.tracing) markFastifyRoutes(app);
   installAuthGate(app, gate);
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
   installNotFound(app, deps.logger);
   installJsonBody(app);
   if (deps.config.cors.enabled) await installCors(app, deps.config.cors);
@@ -137,7 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // The evaluation hot path: its own scope, without the management hooks.
   await app.register(async (scope) => evaluationRoutes(scope, sources));
-  await app.register(async (scope) => ofrepRoutes(scope, sources, { cacheEnabled: deps.config.cache.enabled, cacheTtlMs: deps.config.cache.ttl }, deps.logger));
+  await app.register(async (scope) => ofrepRoutes(scope, sources, { cacheEnabled: deps.config.cache.enabled, cacheTtlMs: deps.config.cache.ttl }, errors));
   await app.register(async (scope) => {
     await scope.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });
     clientSnapshotRoutes(scope, sources);
@@ -146,7 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const webhook = deps.webhook;
   if (webhook) await app.register(async (scope) => webhookRoutes(scope, webhook, health));
   // Pennon's bulk import: its own scope, which reads bodies as text up to server.max_import_bytes.
-  const importDeps = { store: deps.store, readOnly: deps.config.storage.read_only || sources.gitBacked, maxBytes: deps.config.server.max_import_bytes, logger: deps.logger };
+  const importDeps = { store: deps.store, readOnly: deps.config.storage.read_only || sources.gitBacked, maxBytes: deps.config.server.max_import_bytes, errors };
   await app.register(async (scope) => importRoutes(scope, importDeps));
   // The dashboard: one static route per built file, in a scope of its own (no API hooks).
   if (deps.config.ui.enabled) await app.register(async (scope) => dashboardRoutes(scope, deps.logger));

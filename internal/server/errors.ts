@@ -4,12 +4,14 @@ import type { Logger } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { isPennonError, type ErrorKind, type PennonError } from '../core';
 import type { ErrorJson, OfrepErrorJson } from '../wire';
+import type { RequestErrorLog } from './error-log';
 import { drainThenClose } from './oversized';
 
 /**
  * The one place where errors become HTTP responses: Flipt's grpc-gateway body
  * `{code, message, details}` with the gRPC code, and the status grpc-gateway maps it to.
- * Internal errors are logged with the request id and answered without their details.
+ * Internal errors are logged with the request id (at most one line per kind of failure per
+ * interval: error-log.ts) and answered without their details.
  */
 
 /** gRPC status codes used here. */
@@ -110,19 +112,31 @@ export function refuse(request: FastifyRequest, reply: FastifyReply, error: Penn
  * The error handler. It logs through the service's logger rather than `request.log`: Fastify
  * builds a child logger per request only when access logging is on (it costs throughput).
  */
-export const errorHandler = (logger: Logger) => (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) =>
-  handleError(error, request, reply, logger);
+export const errorHandler = (errors: RequestErrorLog) => (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) =>
+  handleError(error, request, reply, errors);
 
-function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, logger: Logger) {
-  const { status, code, message } = describeError(error, request.id, logger);
+function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, errors: RequestErrorLog) {
+  const { status, code, message } = describeError(error, request.id, errors);
   return sendError(request, reply, status, code, message);
 }
 
+/**
+ * What kind of failure an error is, for the error log's one line per kind: the error's kind,
+ * the driver's code behind it (ECONNREFUSED, 57P01…) and our message (never the client's data).
+ */
+export function failureKind(error: unknown): string {
+  const cause = isPennonError(error) ? (error.cause as { code?: unknown } | undefined) : (error as { code?: unknown } | null);
+  const code = typeof cause?.code === 'string' || typeof cause?.code === 'number' ? String(cause.code) : '';
+  const kind = isPennonError(error) ? `${error.kind}|${code}|${error.message}` : `unhandled|${(error as Error | null)?.name ?? typeof error}|${code}`;
+  return kind.slice(0, 200);
+}
+
 /** Status, gRPC code and client-safe message of any error; logs the ones that are ours to fix. */
-export function describeError(error: unknown, requestId: string, logger: Logger): { status: number; code: number; message: string } {
+export function describeError(error: unknown, requestId: string, errors: RequestErrorLog): { status: number; code: number; message: string } {
+  const logger = errors.logger;
   if (isPennonError(error)) {
     const { status, code } = BY_KIND[error.kind];
-    if (status >= 500) logger.error({ err: error.cause ?? error, reqId: requestId }, error.message);
+    if (status >= 500) errors.error(failureKind(error), { err: error.cause ?? error, reqId: requestId }, error.message);
     else logger.debug({ reqId: requestId, status, reason: error.message }, 'request refused');
     const message = error.kind === 'internal' ? `internal error (request id ${requestId})` : error.message;
     return { status, code, message };
@@ -132,7 +146,7 @@ export function describeError(error: unknown, requestId: string, logger: Logger)
     logger.debug({ reqId: requestId, status, reason: (error as FastifyError).code }, 'request refused');
     return { status, code: codeForStatus(status), message: clientMessage(error as FastifyError) };
   }
-  logger.error({ err: error, reqId: requestId }, 'unhandled error');
+  errors.error(failureKind(error), { err: error, reqId: requestId }, 'unhandled error');
   return { status: 500, code: GRPC.INTERNAL, message: `internal error (request id ${requestId})` };
 }
 

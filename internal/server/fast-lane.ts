@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import fastJson from 'fast-json-stringify';
-import type { Logger } from 'pino';
 import { PennonError, type Authentication } from '../core';
 import { markRoute } from '../telemetry/routes';
 import { booleanEvaluationSchema, decodeEvaluationRequest, parseJsonBody, routesOf, variantEvaluationSchema } from '../wire';
 import type { AuthGate } from './auth-gate';
+import type { RequestErrorLog } from './error-log';
 import { describeError, writeError } from './errors';
 import { answerEvaluation, type EvaluationAnswers, type EvaluationKind } from './evaluation-answer';
 import { drainThenClose } from './oversized';
@@ -24,7 +24,8 @@ export interface FastLaneOptions {
   sources: FlagSources;
   /** Present when authentication is required: the same checks as the Fastify routes'. */
   gate: AuthGate | null;
-  logger: Logger;
+  /** Where failures are logged (one line per kind per interval). */
+  errors: RequestErrorLog;
   bodyLimit: number;
   nextRequestId: () => string;
   /** With CORS on, browser requests (they carry Origin) go to Fastify, which adds the CORS headers. */
@@ -126,6 +127,6 @@ function fail(res: ServerResponse, err: unknown, options: FastLaneOptions, close
   if (res.headersSent) return;
   const given = res.req.headers['x-request-id'];
   const requestId = typeof given === 'string' && given !== '' ? given : options.nextRequestId();
-  const { status, code, message } = describeError(err, requestId, options.logger);
+  const { status, code, message } = describeError(err, requestId, options.errors);
   writeError(res, status, code, message, { requestId, close });
 }

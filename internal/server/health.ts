@@ -28,10 +28,12 @@ export interface HealthReport {
   problems?: string[];
 }
 
+/** The first error code along the causes (a store error wraps the driver's), else "unreachable". */
 function reasonOf(err: unknown): string {
-  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
-  const code = e?.code ?? e?.cause?.code;
-  return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? code : 'unreachable';
+  for (let e = err as { code?: unknown; cause?: unknown } | null, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && /^[A-Z0-9_]{2,40}$/.test(e.code)) return e.code;
+  }
+  return 'unreachable';
 }
 
 export class HealthState {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../telemetry';
 import { routeOf } from '../telemetry/routes';
@@ -32,9 +33,11 @@ export function measured(
   };
 }
 
-/** Serves `/metrics` (route patterns are marked by telemetry/routes.ts). */
+/**
+ * Serves `/metrics` (route patterns are marked by telemetry/routes.ts) as a stream of the
+ * scrape's slices: never the whole text at once in memory, nor its building in one piece on the
+ * event loop; a slow scraper is paced by the socket.
+ */
 export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
-  serve(app, 'Metrics', async (_request, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
+  serve(app, 'Metrics', async (_request, reply) => reply.type(metrics.contentType).send(Readable.from(metrics.scrape(), { objectMode: false })));
 }

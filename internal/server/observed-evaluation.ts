@@ -53,7 +53,7 @@ export function flagFor(
   if (!evaluationsObserved()) return snapshots.flagNow(ns, key);
   const startedAt = performance.now();
   const failed = (error: unknown) => {
-    emitEvaluation({ type, namespace: requested, flag: key, startedAt, durationMs: performance.now() - startedAt, error });
+    emitEvaluation({ type, namespace: requested, flag: key, startedAt, durationMs: performance.now() - startedAt, error, lookupFailed: true });
     throw error;
   };
   try {

@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../core';
 import type { GitEnvironments } from '../git';
 import type { FlagSources, HealthState } from '../server';
 import type { SnapshotCache } from '../snapshots';
-import type { Change, Connection, Store } from '../storage';
+import type { Change, Connection, DatabaseBreaker, Store } from '../storage';
 import type { Metrics } from '../telemetry';
 import type { Tracing } from '../telemetry/tracing';
 import type { WebhookService } from '../webhook';
@@ -71,7 +71,9 @@ export interface Services extends TokenServices {
   sources: FlagSources;
   /** The inbound Git webhook; null without Git environments or without a licence granting it. */
   webhook: WebhookService | null;
-  /** What starts once the database is ready, in order: instance link, bootstrap token, cleanup, poller, Git. */
+  /** The database's circuit breaker (null on SQLite): probed from start-up's end, reported on /health. */
+  breaker: DatabaseBreaker | null;
+  /** What starts once the database is ready, in order: database probe, instance link, bootstrap token, cleanup, poller, Git. */
   startup: StartStep[];
 }
 
@@ -97,14 +99,16 @@ function tokenServices(store: Store, clock: Clock, shared: SharedAuthCache | nul
   return { authenticator, auth };
 }
 
-function withHooks(opened: OpenedStore, hooks: CloseHooks) {
+function withHooks<T extends Pick<OpenedStore, 'connection'>>(opened: T, hooks: CloseHooks) {
   hooks.add('database', () => opened.connection.close());
   return { ...opened, onClose: (name: string, hook: CloseHook) => hooks.add(name, hook), close: () => hooks.close() };
 }
 
 async function composeCommand(config: Config, clock: Clock, deps: CommandDeps, hooks: CloseHooks): Promise<DatabaseServices | TokenServices> {
   const open = { 'as-is': openStore, prepared: openPreparedStore, existing: openExistingStore }[deps.database];
-  const database = { config, clock, ...withHooks(await open(config.db, clock), hooks) };
+  // A command's calls each try the database: its breaker is never started (serve's probe is).
+  const { connection, store } = await open(config.db, clock);
+  const database = { config, clock, ...withHooks({ connection, store }, hooks) };
   return deps.only === 'tokens' ? { ...database, ...tokenServices(database.store, clock, null) } : database;
 }
 
@@ -123,10 +127,18 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   const tracing = config.tracing.enabled ? await startTracing(config.tracing, logger) : null;
   if (tracing) hooks.add('tracing', () => tracing.shutdown()); // last: the last requests' spans are exported too
   const database = withHooks(openStore(config.db, clock, tracing), hooks);
-  const { connection, store } = database;
+  const { connection, store, breaker } = database;
   const health = new HealthState();
+  // The probe's verdict reaches /health within a second of a partition, logged once each way.
+  breaker?.onChange((failure) => {
+    health.databaseChecked(failure);
+    if (failure) logger.error({ err: failure }, 'the database does not answer its health check: writes and namespace loads fail at once (503) until it does; evaluations answer from the snapshots held');
+    else logger.info('the database answers its health check again');
+  });
 
-  const metrics = config.metrics.enabled ? new Metrics(config.metrics.namespace) : null;
+  const metrics = config.metrics.enabled
+    ? new Metrics(config.metrics.namespace, { maxFlagSeries: config.metrics.max_flag_series, maxNamespaceSeries: config.metrics.max_namespace_series })
+    : null;
   if (metrics) {
     hooks.add('evaluation metrics', metrics.recordEvaluations());
     if (connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
@@ -155,6 +167,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
 
   const tokens = config.authentication.methods.token;
   const startup: StartStep[] = [];
+  if (breaker) startup.push({ name: 'database probe', start: () => breaker.start() });
   // Writes and revocations reach the other instances through Redis, and theirs reach this one.
   if (redis) {
     const link = {

@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import type { DbConfig } from '../config';
 import type { Clock } from '../core';
-import { openDatabase, pendingMigrations, PendingMigrationsError, prepareSchema, storeFor, type Connection, type Store } from '../storage';
+import { DatabaseBreaker, openDatabase, pendingMigrations, PendingMigrationsError, prepareSchema, storeFor, type Connection, type Store } from '../storage';
 import { sqlitePath, type PoolOptions } from '../storage/sql';
 import type { Tracing } from '../telemetry/tracing';
 
 export interface OpenedStore {
   connection: Connection;
   store: Store;
+  /** The store's circuit breaker, where the database can be probed (not SQLite); started by serve only. */
+  breaker: DatabaseBreaker | null;
 }
 
 /** Default ports of the protocol/host/port form when `db.port` is 0 (CockroachDB's is not 5432). */
@@ -23,20 +25,23 @@ export function databaseUrl(db: DbConfig): string {
   return `${db.protocol}://${auth}${host}:${port}/${encodeURIComponent(db.name)}`;
 }
 
-/** `db.max_open_conn`, `max_idle_conn`, `conn_max_lifetime`, `prepared_statements_enabled`. */
+/** `db.max_open_conn`, `max_idle_conn`, `conn_max_lifetime`, `prepared_statements_enabled`, `connect_timeout`, `statement_timeout`. */
 export function poolOptions(db: DbConfig): PoolOptions {
   return {
     maxOpen: db.max_open_conn,
     maxIdle: db.max_idle_conn,
     maxLifetimeMs: db.conn_max_lifetime,
     preparedStatements: db.prepared_statements_enabled,
+    connectTimeoutMs: db.connect_timeout,
+    statementTimeoutMs: db.statement_timeout,
   };
 }
 
 /** With tracing, the store's queries are traced (the connection itself, for migrations and locks, is not). */
 export function openStore(db: DbConfig, clock: Clock, tracing: Tracing | null = null): OpenedStore {
   const connection = openDatabase(databaseUrl(db), poolOptions(db));
-  return { connection, store: storeFor(tracing ? tracing.queries(connection) : connection, clock) };
+  const breaker = connection.probe ? new DatabaseBreaker((timeoutMs) => connection.probe!(timeoutMs)) : null;
+  return { connection, breaker, store: storeFor(tracing ? tracing.queries(connection) : connection, clock, breaker) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../server';
+import { buildApp, drainServer, type DrainReport } from '../server';
 import { startGrpcHealth } from '../server/grpc-health';
 import type { GitEnvironments } from '../git';
 import { prepareSchema, type Store } from '../storage';
@@ -24,8 +24,11 @@ export interface RunningService {
   grpcPort: number;
   /** The Git environments (`environments` in the configuration), or null when none are configured. */
   environments: GitEnvironments | null;
-  /** Health turns NOT_SERVING, stops accepting, lets in-flight requests finish (bounded by shutdown_timeout), closes every part. */
-  stop(): Promise<void>;
+  /**
+   * Health turns NOT_SERVING, the listener closes, in-flight requests finish (bounded by
+   * shutdown_timeout; what is still in flight then is cut and counted), every part closes.
+   */
+  stop(): Promise<DrainReport>;
 }
 
 /**
@@ -51,7 +54,13 @@ export async function startService(services: Services, options: StartOptions = {
     const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    const { applied } = await whenReachable(() => prepareSchema(connection), connection, health, logger, options.signal);
+    const { applied } = await whenReachable(() => prepareSchema(connection), {
+      connection,
+      health,
+      logger,
+      signal: options.signal,
+      limitMs: config.db.startup_timeout,
+    });
     if (applied.length > 0) logger.info({ migrations: applied }, 'database schema created');
     if (options.signal?.aborted) throw new StartCancelled();
     for (const step of services.startup) {
@@ -62,22 +71,16 @@ export async function startService(services: Services, options: StartOptions = {
     logger.info({ url, grpcPort: grpc.port, database: connection.describe }, 'pennon is serving');
     const server = app;
 
-    let stopping: Promise<void> | undefined;
+    let stopping: Promise<DrainReport> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         health.drain(); // NOT_SERVING at once, on HTTP and gRPC (Watch streams hear it now)
-        const timer = setTimeout(() => {
-          logger.warn('shutdown timeout reached; closing remaining connections');
-          server.server.closeAllConnections();
-        }, config.server.shutdown_timeout);
-        // Keep-alive connections that finish their last request while we drain would otherwise
-        // linger until the timeout: close them as soon as they turn idle.
-        const reaper = setInterval(() => server.server.closeIdleConnections(), 50);
         try {
+          // Every request answered (Connection: close) or, at shutdown_timeout, cut and counted.
+          const report = await drainServer(server.server, config.server.shutdown_timeout, logger);
           await server.close();
+          return report;
         } finally {
-          clearTimeout(timer);
-          clearInterval(reaper);
           await services.close();
         }
       })());

@@ -11,6 +11,12 @@ export interface EvaluationEvent {
   /** performance.now() when the evaluation began, and how long it took (ms). */
   startedAt: number;
   durationMs: number;
+  /**
+   * Set when the flag could not be looked up (no such namespace or flag, or its namespace could
+   * not be loaded): the names are the client's, and name nothing that exists, so metrics must
+   * not make series of them.
+   */
+  lookupFailed?: boolean;
   /** Absent when the evaluation failed (e.g. flag not found). */
   result?: { match: boolean; reason: string; value: string; segments: readonly string[] };
   error?: unknown;

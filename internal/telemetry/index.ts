@@ -1,3 +1,3 @@
 export { createLogger, silentLogger } from './logger';
-export { Metrics, type CacheCounters, type PoolStats } from './metrics';
+export { Metrics, DEFAULT_SERIES_LIMITS, type CacheCounters, type PoolStats, type SeriesLimits } from './metrics';
 export { onEvaluation, type EvaluationEvent } from './evaluations';

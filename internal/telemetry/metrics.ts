@@ -1,6 +1,7 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { onEvaluation, type EvaluationEvent } from './evaluations';
-import { TallyCounter, TallyHistogram, type HistogramSeries } from './tally';
+import { TallyCounter, TallyHistogram, type Family, type HistogramSeries } from './tally';
 
 /**
  * Pennon's Prometheus metrics, one set per service. Names are `<namespace>_…` (default
@@ -8,6 +9,12 @@ import { TallyCounter, TallyHistogram, type HistogramSeries } from './tally';
  * the process and Node.js default metrics keep their standard names, as Go's do in Flipt.
  * Evaluation and HTTP metrics are tallies (tally.ts): recording one costs a map lookup and a few
  * additions, not prom-client's label hashing.
+ *
+ * Cardinality is bounded whatever clients send: only flags that exist get series (a lookup
+ * that fails — no such namespace or flag — is counted under namespace and flag `unknown`), at
+ * most `maxNamespaceSeries` namespaces get their own label (later ones: namespace and flag
+ * `__other__`) and at most `maxFlagSeries` namespace/flag pairs (later ones: flag `__other__`
+ * in their namespace).
  */
 
 export interface CacheCounters {
@@ -16,8 +23,21 @@ export interface CacheCounters {
   error(cache: string): void;
 }
 
-/** Past this many distinct namespace/flag pairs, new ones are counted under flag "__other__". */
-const MAX_FLAG_SERIES = 10_000;
+export interface SeriesLimits {
+  /** Past this many distinct namespace/flag pairs, new ones are counted under flag "__other__" (metrics.max_flag_series). */
+  maxFlagSeries: number;
+  /** Past this many distinct namespaces, new ones are counted under namespace and flag "__other__" (metrics.max_namespace_series). */
+  maxNamespaceSeries: number;
+}
+
+export const DEFAULT_SERIES_LIMITS: SeriesLimits = { maxFlagSeries: 10_000, maxNamespaceSeries: 1_000 };
+
+/** The label of every evaluation whose flag could not be looked up: what clients send names no series. */
+export const UNKNOWN = 'unknown';
+const OTHER = '__other__';
+
+/** A scrape's slices: small enough (~1 ms to build) that an evaluation never waits long behind one. */
+const SLICE_CHARS = 16 * 1024;
 
 /** OpenTelemetry's default histogram buckets, which Flipt's evaluation latency uses (ms). */
 const EVALUATION_BUCKETS_MS = [0, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000];
@@ -33,6 +53,8 @@ export interface PoolStats {
 
 interface FlagSeries {
   key: string;
+  /** The labels, as rendered: the requested names, or `__other__` / `unknown`. */
+  namespace: string;
   flag: string;
   requests: { value: number };
   errors: { value: number } | null;
@@ -47,7 +69,11 @@ interface HttpSeries {
 }
 
 export class Metrics implements CacheCounters {
-  readonly registry = new Registry();
+  /** prom-client's metrics (rare events, process and Node.js); the tallies render beside them. */
+  private readonly registry = new Registry();
+  readonly contentType = this.registry.contentType;
+  private readonly limits: SeriesLimits;
+  private readonly tallies: Family[];
   private readonly cacheHits: Counter<'cache'>;
   private readonly cacheMisses: Counter<'cache'>;
   private readonly cacheErrors: Counter<'cache'>;
@@ -67,9 +93,12 @@ export class Metrics implements CacheCounters {
   /** namespace → flag → series (two lookups, no key built per evaluation). */
   private readonly flagSeries = new Map<string, Map<string, FlagSeries>>();
   private flagSeriesCount = 0;
+  /** Every failed lookup's series (namespace and flag `unknown`), made at the first one. */
+  private unknownSeries: FlagSeries | null = null;
   private readonly httpSeries = new Map<string, HttpSeries>();
 
-  constructor(readonly namespace = 'service', options: { defaultMetrics?: boolean } = {}) {
+  constructor(readonly namespace = 'service', options: { defaultMetrics?: boolean } & Partial<SeriesLimits> = {}) {
+    this.limits = { ...DEFAULT_SERIES_LIMITS, ...options };
     const registers = [this.registry];
     const n = (name: string) => `${namespace}_${name}`;
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
@@ -81,12 +110,37 @@ export class Metrics implements CacheCounters {
     this.webhookFetchErrors = new Counter({ name: n('incoming_webhook_fetch_errors_total'), help: 'Git fetches scheduled by a webhook that failed', labelNames: ['environment', 'scm'], registers });
     this.webhookSyncDuration = new Histogram({ name: n('incoming_webhook_sync_duration_seconds'), help: 'Duration of the Git sync scheduled by a webhook', labelNames: ['environment', 'scm'], buckets: WEBHOOK_SYNC_BUCKETS_S, registers });
     this.gitSyncErrors = new Counter({ name: n('git_sync_errors_total'), help: 'Git environment updates that failed: fetch (the remote) or build (invalid flag files; the last good snapshot stays in service)', labelNames: ['environment', 'stage'], registers });
-    this.httpRequests = new TallyCounter(this.registry, n('http_requests_total'), 'HTTP requests by route pattern');
-    this.httpDuration = new TallyHistogram(this.registry, n('http_request_duration_seconds'), 'HTTP request duration by route pattern', HTTP_BUCKETS_S);
-    this.evalRequests = new TallyCounter(this.registry, n('evaluations_requests_total'), 'Flag evaluations');
-    this.evalResults = new TallyCounter(this.registry, n('evaluations_results_total'), 'Successful flag evaluations by outcome');
-    this.evalErrors = new TallyCounter(this.registry, n('evaluations_errors_total'), 'Flag evaluations that failed');
-    this.evalLatency = new TallyHistogram(this.registry, n('evaluations_latency_milliseconds'), 'Flag evaluation latency', EVALUATION_BUCKETS_MS);
+    this.httpRequests = new TallyCounter(n('http_requests_total'), 'HTTP requests by route pattern');
+    this.httpDuration = new TallyHistogram(n('http_request_duration_seconds'), 'HTTP request duration by route pattern', HTTP_BUCKETS_S);
+    this.evalRequests = new TallyCounter(n('evaluations_requests_total'), 'Flag evaluations');
+    this.evalResults = new TallyCounter(n('evaluations_results_total'), 'Successful flag evaluations by outcome');
+    this.evalErrors = new TallyCounter(n('evaluations_errors_total'), 'Flag evaluations that failed');
+    this.evalLatency = new TallyHistogram(n('evaluations_latency_milliseconds'), 'Flag evaluation latency', EVALUATION_BUCKETS_MS);
+    this.tallies = [this.httpRequests, this.httpDuration, this.evalRequests, this.evalResults, this.evalErrors, this.evalLatency];
+  }
+
+  /**
+   * A scrape in Prometheus' text format, in slices: prom-client's few hundred lines at once, then
+   * the tallies a slice at a time, the event loop free between slices — with 10,000 flags a
+   * scrape is ~200,000 lines, and evaluations must not wait for all of them. Stops when the
+   * consumer does (a scraper that hangs up).
+   */
+  async *scrape(): AsyncGenerator<string> {
+    const registered = await this.registry.metrics();
+    yield registered.endsWith('\n') ? `${registered}\n` : `${registered}\n\n`;
+    for (const tally of this.tallies) {
+      for (const slice of tally.render(SLICE_CHARS)) {
+        yield slice;
+        await nextTurn();
+      }
+    }
+  }
+
+  /** The whole scrape as one string (tests, small registries). */
+  async text(): Promise<string> {
+    let text = '';
+    for await (const slice of this.scrape()) text += slice;
+    return text;
   }
 
   hit(cache: string): void {
@@ -121,12 +175,12 @@ export class Metrics implements CacheCounters {
   }
 
   evaluation(event: EvaluationEvent): void {
-    const series = this.seriesFor(event.namespace, event.flag);
+    const series = event.lookupFailed ? this.unknown() : this.seriesFor(event.namespace, event.flag);
     series.requests.value++;
     this.evalLatency.observe(series.latency, event.durationMs);
     const r = event.result;
     if (!r) {
-      series.errors ??= this.evalErrors.seriesFor(series.key, () => ({ namespace: event.namespace, flag: series.flag }));
+      series.errors ??= this.evalErrors.seriesFor(series.key, () => ({ namespace: series.namespace, flag: series.flag }));
       series.errors.value++;
       return;
     }
@@ -138,8 +192,8 @@ export class Metrics implements CacheCounters {
     const segment = r.segments.length === 0 ? '' : r.segments.length === 1 ? r.segments[0] : r.segments.join(',');
     const resultKey = `${series.key}\u0000${event.type}\u0000${r.match}\u0000${segment}\u0000${r.reason}\u0000${r.value}`;
     // Outcomes per flag are few (variants × reasons × segments); still, keep the series bounded.
-    if (!this.evalResults.has(resultKey) && this.evalResults.size >= MAX_FLAG_SERIES * 4) return;
-    const ns = event.namespace;
+    if (!this.evalResults.has(resultKey) && this.evalResults.size >= this.limits.maxFlagSeries * 4) return;
+    const ns = series.namespace;
     const flag = series.flag;
     const counter = this.evalResults.seriesFor(resultKey, (): Record<string, string> =>
       event.type === 'boolean'
@@ -150,18 +204,36 @@ export class Metrics implements CacheCounters {
     counter.value++;
   }
 
-  private seriesFor(namespace: string, requested: string): FlagSeries {
-    let flags = this.flagSeries.get(namespace);
-    if (!flags) this.flagSeries.set(namespace, (flags = new Map()));
-    let series = flags.get(requested);
+  /** The series of a flag that exists (the evaluator had it). */
+  private seriesFor(requestedNamespace: string, requested: string): FlagSeries {
+    let flags = this.flagSeries.get(requestedNamespace);
+    if (!flags) {
+      // Past the namespace bound, new namespaces share one series: namespace and flag __other__.
+      if (this.flagSeries.size >= this.limits.maxNamespaceSeries) return this.otherNamespaces();
+      this.flagSeries.set(requestedNamespace, (flags = new Map()));
+    }
+    const series = flags.get(requested);
     if (series) return series;
-    // Past the bound, new pairs share one series per namespace.
-    const flag = this.flagSeriesCount >= MAX_FLAG_SERIES ? '__other__' : requested;
-    series = flags.get(flag);
-    if (!series) {
-      const key = `${namespace}\u0000${flag}`;
-      const labels = () => ({ namespace, flag });
-      series = { key, flag, requests: this.evalRequests.seriesFor(key, labels), errors: null, latency: this.evalLatency.seriesFor(key, labels), last: null };
+    // Past the pair bound, new flags share one series per namespace (the requested key is not kept).
+    const flag = this.flagSeriesCount >= this.limits.maxFlagSeries ? OTHER : requested;
+    return flags.get(flag) ?? this.newSeries(flags, requestedNamespace, flag);
+  }
+
+  private otherNamespaces(): FlagSeries {
+    let flags = this.flagSeries.get(OTHER);
+    if (!flags) this.flagSeries.set(OTHER, (flags = new Map()));
+    return flags.get(OTHER) ?? this.newSeries(flags, OTHER, OTHER);
+  }
+
+  private unknown(): FlagSeries {
+    return (this.unknownSeries ??= this.newSeries(null, UNKNOWN, UNKNOWN));
+  }
+
+  private newSeries(flags: Map<string, FlagSeries> | null, namespace: string, flag: string): FlagSeries {
+    const key = `${namespace}\u0000${flag}`;
+    const labels = () => ({ namespace, flag });
+    const series: FlagSeries = { key, namespace, flag, requests: this.evalRequests.seriesFor(key, labels), errors: null, latency: this.evalLatency.seriesFor(key, labels), last: null };
+    if (flags) {
       flags.set(flag, series);
       this.flagSeriesCount++;
     }

@@ -1,40 +1,46 @@
-import type { Registry } from 'prom-client';
-
 /**
  * Counters and histograms for the hot path. prom-client hashes the label set on every
  * increment (≈1–2 µs each); these keep plain numbers per series, found by a key the caller
- * builds, and hand Prometheus the totals only when scraped. Registered into a prom-client
- * Registry as custom metrics, so they render like any other.
+ * builds. They are not prom-client metrics: a scrape renders them itself, in slices
+ * (`render`), so that tens of thousands of series never hold the event loop in one piece
+ * (issue 15: a 10,000-flag scrape rendered whole stalled every evaluation for ~1.2 s).
  */
 type Labels = Record<string, string>;
 
-interface Value {
-  labels: Labels;
-  value: number;
-  metricName?: string;
+/** Prometheus text format: `\`, `"` and newlines in a label value are escaped. */
+function escapeLabelValue(value: string): string {
+  return /[\\"\n]/.test(value) ? value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n') : value;
 }
 
-function register(registry: Registry, name: string, help: string, type: 'counter' | 'histogram', values: () => Value[]): void {
-  registry.registerMetric({
-    name,
-    help,
-    type,
-    aggregator: 'sum',
-    get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
-  } as never);
+/** `a="x",b="y"`: a series' labels, rendered once when the series is created. */
+function labelText(labels: Labels): string {
+  return Object.entries(labels)
+    .map(([name, value]) => `${name}="${escapeLabelValue(value)}"`)
+    .join(',');
 }
 
-export class TallyCounter {
-  private readonly series = new Map<string, { labels: Labels; value: number }>();
+/** HELP text escapes `\` and newlines. */
+function header(name: string, help: string, type: string): string {
+  return `# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${name} ${type}\n`;
+}
 
-  constructor(registry: Registry, name: string, help: string) {
-    register(registry, name, help, 'counter', () => [...this.series.values()].map((s) => ({ labels: s.labels, value: s.value })));
-  }
+/** A metric family a scrape renders in slices of about `budget` characters; the last slice ends the family. */
+export interface Family {
+  render(budget: number): Generator<string>;
+}
+
+export class TallyCounter implements Family {
+  private readonly series = new Map<string, { labels: string; value: number }>();
+
+  constructor(
+    private readonly name: string,
+    private readonly help: string,
+  ) {}
 
   /** The series for `key`, created with `labels()` the first time. */
   seriesFor(key: string, labels: () => Labels): { value: number } {
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { labels: labels(), value: 0 }));
+    if (!s) this.series.set(key, (s = { labels: labelText(labels()), value: 0 }));
     return s;
   }
 
@@ -45,6 +51,19 @@ export class TallyCounter {
   get size(): number {
     return this.series.size;
   }
+
+  *render(budget: number): Generator<string> {
+    let out = header(this.name, this.help, 'counter');
+    // Series added while the scrape is under way are rendered too (a Map iterator sees them).
+    for (const s of this.series.values()) {
+      out += `${this.name}{${s.labels}} ${s.value}\n`;
+      if (out.length >= budget) {
+        yield out;
+        out = '';
+      }
+    }
+    yield `${out}\n`;
+  }
 }
 
 export interface HistogramSeries {
@@ -54,22 +73,34 @@ export interface HistogramSeries {
   buckets: number[];
 }
 
-export class TallyHistogram {
-  private readonly series = new Map<string, { labels: Labels } & HistogramSeries>();
+interface RenderedHistogram extends HistogramSeries {
+  labels: string;
+  /**
+   * The series' lines as last scraped, and its count then: a series no evaluation touched since
+   * is not rendered again (most flags, between two scrapes). Costs ~1.5 KB per series, bounded
+   * by the series caps; saves most of a scrape's CPU and garbage.
+   */
+  text: string;
+  renderedCount: number;
+}
+
+export class TallyHistogram implements Family {
+  private readonly series = new Map<string, RenderedHistogram>();
+  /** `le="5"} ` per bound, and +Inf's: written once, not per series per scrape. */
+  private readonly le: string[];
 
   constructor(
-    registry: Registry,
     private readonly name: string,
-    help: string,
+    private readonly help: string,
     private readonly bounds: number[],
   ) {
-    register(registry, name, help, 'histogram', () => this.values());
+    this.le = [...bounds.map(String), '+Inf'].map((bound) => `le="${bound}"} `);
   }
 
   /** The series for `key`, created with `labels()` the first time. */
   seriesFor(key: string, labels: () => Labels): HistogramSeries {
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { labels: labels(), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) }));
+    if (!s) this.series.set(key, (s = { labels: labelText(labels()), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0), text: '', renderedCount: -1 }));
     return s;
   }
 
@@ -82,18 +113,32 @@ export class TallyHistogram {
     s.buckets[i]++;
   }
 
-  private values(): Value[] {
-    const out: Value[] = [];
-    for (const s of this.series.values()) {
-      let cumulative = 0;
-      this.bounds.forEach((bound, i) => {
-        cumulative += s.buckets[i];
-        out.push({ labels: { ...s.labels, le: String(bound) }, value: cumulative, metricName: `${this.name}_bucket` });
-      });
-      out.push({ labels: { ...s.labels, le: '+Inf' }, value: s.count, metricName: `${this.name}_bucket` });
-      out.push({ labels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
-      out.push({ labels: s.labels, value: s.count, metricName: `${this.name}_count` });
+  /** One series whole: its buckets, sum and count agree within a scrape. */
+  private lines(s: RenderedHistogram): string {
+    const { name, le } = this;
+    const bucket = `${name}_bucket{${s.labels === '' ? '' : `${s.labels},`}`;
+    let out = '';
+    let cumulative = 0;
+    for (let i = 0; i < le.length; i++) {
+      cumulative += s.buckets[i];
+      out += `${bucket}${le[i]}${cumulative}\n`;
     }
-    return out;
+    return `${out}${name}_sum{${s.labels}} ${s.sum}\n${name}_count{${s.labels}} ${s.count}\n`;
+  }
+
+  *render(budget: number): Generator<string> {
+    let out = header(this.name, this.help, 'histogram');
+    for (const s of this.series.values()) {
+      if (s.renderedCount !== s.count) {
+        s.text = this.lines(s);
+        s.renderedCount = s.count;
+      }
+      out += s.text;
+      if (out.length >= budget) {
+        yield out;
+        out = '';
+      }
+    }
+    yield `${out}\n`;
   }
 }

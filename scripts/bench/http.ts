@@ -20,7 +20,7 @@ export interface HttpResult {
 }
 
 /** A process's CPU time so far in µs (Linux: /proc/<pid>/stat utime + stime, in clock ticks of 10 ms). */
-function cpuMicros(pid: number): number {
+export function cpuMicros(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
@@ -32,9 +32,9 @@ function cpuMicros(pid: number): number {
  */
 const PIN = process.env.BENCH_SERVER_CPUS ?? '';
 
-function startProcess(command: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+export function startProcess(command: string, args: string[], env: Record<string, string>, pin = PIN): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolveStart, reject) => {
-    const [file, argv] = PIN === '' ? [command, args] : ['taskset', ['-c', PIN, command, ...args]];
+    const [file, argv] = pin === '' ? [command, args] : ['taskset', ['-c', pin, command, ...args]];
     const child = spawn(file, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {

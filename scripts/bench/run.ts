@@ -1,14 +1,16 @@
 import { evaluatorBench } from './evaluator';
+import { durabilityBench } from './durability';
 import { httpBench } from './http';
 import { instructionBench } from './instructions';
 import { rebuildBench } from './rebuild';
+import { scrapeBench } from './scrape';
 import { startupBench } from './startup';
 
 /**
  * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
- * Select with arguments: evaluator, rebuild, http, startup (default: all), and instructions
- * (only when named: it runs the server under valgrind for ~10 minutes).
+ * Select with arguments: evaluator, rebuild, http, startup, scrape, durability (default: all),
+ * and instructions (only when named: it runs the server under valgrind for ~10 minutes).
  */
 async function main(): Promise<void> {
   const only = new Set(process.argv.slice(2));
@@ -38,6 +40,24 @@ async function main(): Promise<void> {
       console.log(`${r.label.padEnd(56)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  server CPU ${r.cpuMicrosPerRequest.toFixed(1)} µs/req  errors ${r.errors}`);
     }
     console.log(`ratio ${ratio.toFixed(3)}   p99 ratio ${p99Ratio.toFixed(2)}   metrics cost ${(metricsCost * 100).toFixed(1)}% of throughput, ${(metricsCpuCost * 100).toFixed(1)}% of server CPU per request (median rounds)`);
+  }
+  if (want('scrape')) {
+    console.log('\n## Evaluations while /metrics is scraped every second, 10,000 flags with series (target: p99 within 1.2× of unscraped)');
+    const r = await scrapeBench(Number(process.env.BENCH_SECONDS ?? 10));
+    for (const x of [r.unscraped, r.scraped]) {
+      const scrapes = x.scraped ? `  ${x.scrapes} scrapes of ${(x.scrapeBytes / 1e6).toFixed(1)} MB, ${x.scrapeMs.toFixed(0)} ms each` : '';
+      console.log(`${(x.scraped ? 'scraped every second' : 'not scraped').padEnd(22)} ${String(x.requestsPerSecond).padStart(7)} req/s  p50 ${x.p50Ms.toFixed(2)} ms  p99 ${x.p99Ms.toFixed(2)} ms  max ${x.maxMs.toFixed(1)} ms  server CPU ${x.cpuMicrosPerRequest.toFixed(1)} µs/req  errors ${x.errors}${scrapes}`);
+    }
+    console.log(`p99 ratio ${r.p99Ratio.toFixed(2)}   throughput ratio ${r.throughputRatio.toFixed(3)}   server CPU per request ratio ${r.cpuRatio.toFixed(3)} (median rounds)`);
+  }
+  if (want('durability')) {
+    console.log('\n## SQLite synchronous=FULL (default) against NORMAL: 1,000 sequential flag creates over HTTP, import of 10,000 flags');
+    const { results, filesystem } = await durabilityBench();
+    for (const r of results) {
+      console.log(`${r.mode.padEnd(7)} create mean ${r.createMeanMs.toFixed(2)} ms  p50 ${r.createP50Ms.toFixed(2)} ms  p99 ${r.createP99Ms.toFixed(2)} ms   import ${r.importMs.toFixed(0)} ms`);
+    }
+    const [full, normal] = results;
+    console.log(`FULL/NORMAL: create mean ${(full.createMeanMs / normal.createMeanMs).toFixed(2)}×, import ${(full.importMs / normal.importMs).toFixed(2)}× (on ${filesystem}; medians of 3 rounds)`);
   }
   if (only.has('instructions')) {
     console.log('\n## What metrics cost an evaluation request, in instructions (valgrind; target: a few percent)');

@@ -41,7 +41,8 @@ function run(args: string[], env: Record<string, string>): number {
   return performance.now() - started;
 }
 
-function bigDocument(flags: number): string {
+/** A Flipt export of `flags` flags (two variants, one rule with a 50/50 split each, one shared segment). */
+export function bigDocument(flags: number): string {
   const lines = ['version: "1.4"', 'namespace: default', 'flags:'];
   for (let i = 0; i < flags; i++) {
     lines.push(

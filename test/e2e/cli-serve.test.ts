@@ -1,10 +1,12 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort, pennon, serve } from '../support/cli';
+import { holdRequest } from '../support/held-request';
+import { parseResponse } from '../support/raw-http';
+import { until } from '../support/wait';
 
 describe('pennon serve and migrate (the built CLI)', () => {
   let dir: string;
@@ -60,32 +62,23 @@ describe('pennon serve and migrate (the built CLI)', () => {
     expect(result.stderr).toMatch(/log\.encoding \(from PENNON_LOG_ENCODING\)/);
   });
 
-  it('serves, finishes an in-flight request on SIGTERM, refuses new ones, and exits 0', async () => {
+  it('serves, finishes an in-flight request on SIGTERM (answered Connection: close), refuses new ones, and exits 0', async () => {
     const port = await freePort();
     const { process: child } = await serve(env, port);
 
-    // An in-flight request: headers and half of the body sent before the signal.
+    // An in-flight request: dispatched by the server, half of its body sent before the signal.
     const body = JSON.stringify({ key: 'inflight', name: 'In flight' });
-    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(
-        { host: '127.0.0.1', port, path: '/api/v1/flags', method: 'POST', headers: { 'content-length': Buffer.byteLength(body) } },
-        (res) => {
-          let text = '';
-          res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        },
-      );
-      req.on('error', reject);
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
-        child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 100);
-    });
+    const held = await holdRequest(port, `POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Length: ${Buffer.byteLength(body)}`, body.slice(0, 10));
+    child.kill('SIGTERM');
+    // Not accepting any more: the drain has begun.
+    await until(async () => (await fetch(`http://127.0.0.1:${port}/health`).then(() => false, () => true)), 'the listener is closed');
+    held.send(body.slice(10));
 
-    const finished = await response;
+    const finished = parseResponse(Buffer.from(await held.closed));
+    expect(held.error()).toBeNull(); // closed by the server after its answer, not reset
     expect(finished.status).toBe(200);
-    expect(JSON.parse(finished.text)).toMatchObject({ key: 'inflight' });
+    expect(finished.headers.connection).toBe('close');
+    expect(JSON.parse(finished.body.toString())).toMatchObject({ key: 'inflight' });
 
     const result = await child;
     expect(result.exitCode).toBe(0);

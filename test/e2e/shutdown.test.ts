@@ -59,6 +59,22 @@ describe('pennon serve: signals and health (the built executable)', () => {
     console.info(`SIGTERM → NOT_SERVING (gRPC Watch): ${toNotServing.toFixed(0)} ms; → exit 0: ${exited.toFixed(0)} ms`);
   });
 
+  it('SIGTERM with a request that never finishes: cut at server.shutdown_timeout, logged, exit 1', async () => {
+    const port = await freePort();
+    const { process: child } = await serve({ ...env, PENNON_SERVER_SHUTDOWN_TIMEOUT: '500ms' }, port);
+    const held = await heldRequest(port, JSON.stringify({ key: 'never', name: 'Never finished' }));
+    const signalled = performance.now();
+    child.kill('SIGTERM');
+    const result = await child;
+    const took = performance.now() - signalled;
+    await held.closed;
+    expect(result.exitCode).toBe(1);
+    const lines = String(result.stdout).split('\n').filter((l: string) => l.startsWith('{')).map((l: string) => JSON.parse(l) as { level: number; msg: string; cut?: number });
+    expect(lines).toContainEqual(expect.objectContaining({ level: 50, cut: 1, msg: expect.stringMatching(/shutdown_timeout \(500 ms\) reached: cut 1 connection/) }));
+    expect(took).toBeGreaterThanOrEqual(450);
+    expect(took).toBeLessThan(10_000); // cut at the bound, not waiting for a body that never comes
+  });
+
   it('a second signal during a long drain exits at once with 128 + the signal number', async () => {
     const [port, grpcPort] = await Promise.all([freePort(), freePort()]);
     const { process: child } = await serve({ ...env, PENNON_SERVER_GRPC_PORT: String(grpcPort), PENNON_SERVER_SHUTDOWN_TIMEOUT: '60s' }, port);

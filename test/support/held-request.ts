@@ -8,6 +8,8 @@ export interface HeldRequest {
   received(): string;
   /** Resolves with everything received (without the `100 Continue`) when the server closes the connection. */
   closed: Promise<string>;
+  /** The socket error that ended the connection (ECONNRESET: reset rather than closed), if any. */
+  error(): NodeJS.ErrnoException | null;
 }
 
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
@@ -20,7 +22,8 @@ const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
  */
 export async function holdRequest(port: number, head: string, bodyStart: string): Promise<HeldRequest> {
   const socket = connect(port, '127.0.0.1');
-  socket.on('error', () => undefined);
+  let error: NodeJS.ErrnoException | null = null;
+  socket.on('error', (err) => (error = err));
   let text = '';
   let onData = () => undefined as void;
   socket.on('data', (chunk) => {
@@ -38,7 +41,7 @@ export async function holdRequest(port: number, head: string, bodyStart: string)
   });
   socket.write(`${head}\r\nExpect: 100-continue\r\n\r\n${bodyStart}`);
   await dispatched;
-  return { socket, send: (more) => void socket.write(more), received: () => strip(text), closed };
+  return { socket, send: (more) => void socket.write(more), received: () => strip(text), closed, error: () => error };
 }
 
 function strip(text: string): string {

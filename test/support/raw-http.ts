@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { gunzipSync, inflateSync } from 'node:zlib';
 
 /**
@@ -68,4 +68,76 @@ export function decodedBody(res: RawResponse): Buffer {
   if (encoding === 'gzip') return gunzipSync(body);
   if (encoding === 'deflate') return inflateSync(body);
   return body;
+}
+
+/**
+ * A keep-alive connection driven by hand: requests written as text, responses read one at a
+ * time (framed by Content-Length), and how the connection ended — closed by the server after a
+ * complete answer, or reset. What a client pool sees when a server shuts down under it.
+ */
+export class KeepAliveConnection {
+  private buffer = Buffer.alloc(0);
+  private waiting: (() => void) | null = null;
+  /** The socket error that ended the connection (ECONNRESET…), if one did. */
+  error: NodeJS.ErrnoException | null = null;
+  /** Resolves when the connection is closed, by either side. */
+  readonly closed: Promise<void>;
+  private ended = false;
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffer = Buffer.concat([this.buffer, chunk]);
+      this.waiting?.();
+    });
+    socket.on('error', (err) => (this.error = err));
+    this.closed = new Promise((resolve) =>
+      socket.on('close', () => {
+        this.ended = true;
+        this.waiting?.();
+        resolve();
+      }),
+    );
+  }
+
+  static async open(port: number): Promise<KeepAliveConnection> {
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    return new KeepAliveConnection(socket);
+  }
+
+  /** Writes a request (`GET /x`, headers and body as given; Host and Content-Length added). */
+  send(method: string, path: string, body?: string): void {
+    const lines = [`${method} ${path} HTTP/1.1`, 'Host: pennon'];
+    if (body !== undefined) lines.push('Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`);
+    this.socket.write(`${lines.join('\r\n')}\r\n\r\n${body ?? ''}`);
+  }
+
+  /** The next complete response; rejects if the connection ends first (saying how). */
+  async next(): Promise<RawResponse & { text: string }> {
+    for (;;) {
+      const end = this.buffer.indexOf('\r\n\r\n');
+      if (end >= 0) {
+        const head = parseResponse(this.buffer.subarray(0, end + 4));
+        const length = Number(head.headers['content-length'] ?? 0);
+        if (this.buffer.length >= end + 4 + length) {
+          const body = this.buffer.subarray(end + 4, end + 4 + length);
+          this.buffer = this.buffer.subarray(end + 4 + length);
+          return { ...head, body, text: body.toString('utf8') };
+        }
+      }
+      if (this.ended) throw new Error(`the connection ended before a complete response (${this.error?.code ?? 'closed by the server'}); received: ${JSON.stringify(this.buffer.toString('latin1'))}`);
+      await new Promise<void>((resolve) => (this.waiting = resolve));
+      this.waiting = null;
+    }
+  }
+
+  /** Sends a request and reads its response. */
+  async request(method: string, path: string, body?: string): Promise<RawResponse & { text: string }> {
+    this.send(method, path, body);
+    return this.next();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
 }

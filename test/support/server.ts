@@ -7,6 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config } from '../../internal/config';
 import type { Clock } from '../../internal/core';
 import { compose, startService, type RunningService } from '../../internal/service';
+import type { DrainReport } from '../../internal/server';
 import { silentLogger } from '../../internal/telemetry';
 import { REDIS_URL, backend, type BackendName } from './backends';
 
@@ -28,7 +29,8 @@ export interface TestServer {
   /** The back end that database is on. */
   backend: BackendName;
   api: ApiClient;
-  stop(): Promise<void>;
+  /** Stops the service (its drain's report: requests cut at shutdown_timeout) and removes its files. */
+  stop(): Promise<DrainReport>;
 }
 
 export interface ServerOptions {
@@ -100,8 +102,9 @@ export async function startServer(env: Record<string, string> = {}, options: Ser
       backend: name,
       api: new ApiClient(service.url),
       async stop() {
-        await service.stop();
+        const report = await service.stop();
         await cleanup();
+        return report;
       },
     };
   } catch (err) {

@@ -104,14 +104,14 @@ describe('dashboard metrics parser', () => {
 
   it("finds another prefix from the families' declarations before any evaluation, and the __other__ series", async () => {
     const metrics = new Metrics('flipt', { defaultMetrics: false });
-    const empty = parsePrometheus(await metrics.registry.metrics());
+    const empty = parsePrometheus(await metrics.text());
     expect(metricPrefixes(empty)).toEqual(['flipt']);
     expect(flagEvaluations(empty, 'flipt', 'default', 'f').requests).toBe(0);
 
     for (let i = 0; i < 10_001; i++) {
       metrics.evaluation({ type: 'boolean', namespace: i === 10_000 ? 'default' : 'ns', flag: `f${i}`, startedAt: 0, durationMs: 0.01, result: { match: false, reason: 'DEFAULT_EVALUATION_REASON', value: 'true', segments: [] } });
     }
-    const full = parsePrometheus(await metrics.registry.metrics(), linesFor('f10000'));
+    const full = parsePrometheus(await metrics.text(), linesFor('f10000'));
     const late = flagEvaluations(full, 'flipt', 'default', 'f10000');
     expect([late.requests, late.other]).toEqual([0, 1]);
     expect(flagEvaluations(full, 'flipt', 'ns', 'f10000').other).toBe(0);

@@ -37,9 +37,10 @@ describe('database URLs', () => {
     expect(() => mysqlTarget('mysql://u@db/')).toThrow(/must name a database/);
   });
 
-  it('maps the pool settings: 0 open = 10, idle never above open, lifetime in ms', () => {
+  it('maps the pool settings: 0 open = 10, idle never above open, lifetime and timeouts in ms', () => {
     const db = config({ PENNON_DB_MAX_OPEN_CONN: '0', PENNON_DB_MAX_IDLE_CONN: '50', PENNON_DB_CONN_MAX_LIFETIME: '5m' });
-    expect(poolOptions(db)).toEqual({ maxOpen: 0, maxIdle: 50, maxLifetimeMs: 300_000, preparedStatements: true });
+    expect(poolOptions(db)).toEqual({ maxOpen: 0, maxIdle: 50, maxLifetimeMs: 300_000, preparedStatements: true, connectTimeoutMs: 5000, statementTimeoutMs: 5000 });
+    expect(poolOptions(config({ PENNON_DB_STATEMENT_TIMEOUT: '1.5s', PENNON_DB_CONNECT_TIMEOUT: '0' }))).toMatchObject({ statementTimeoutMs: 1500, connectTimeoutMs: 0 });
     expect(poolSizes(poolOptions(db))).toEqual({ max: 10, idle: 10 });
     expect(poolSizes(poolOptions(config({ PENNON_DB_MAX_OPEN_CONN: '25' })))).toEqual({ max: 25, idle: 2 });
   });

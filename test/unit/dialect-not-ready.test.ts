@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PendingMigrationsError } from '../../internal/storage/sql';
 import type { DialectAdapter } from '../../internal/storage/sql/dialects/adapter';
 import { cockroachAdapter } from '../../internal/storage/sql/dialects/cockroach';
+import { DeadlineExceeded } from '../../internal/storage/sql/dialects/deadline';
 import { markConnectFailure } from '../../internal/storage/sql/dialects/driver-errors';
 import { mysqlAdapter } from '../../internal/storage/sql/dialects/mysql';
 import { postgresAdapter } from '../../internal/storage/sql/dialects/postgres';
@@ -19,7 +20,13 @@ const classify = (adapter: DialectAdapter, errors: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(errors).map(([what, err]) => [what, adapter.isNotReadyYet(err)]));
 
 describe('start-up failures worth waiting for', () => {
-  const network = { refused: coded('ECONNREFUSED'), 'host not found': coded('ENOTFOUND'), 'reset, wrapped': wrapped(coded('ECONNRESET')) };
+  const network = {
+    refused: coded('ECONNREFUSED'),
+    'host not found': coded('ENOTFOUND'),
+    'reset, wrapped': wrapped(coded('ECONNRESET')),
+    // Accepted and never answered (a partition): each attempt ends at its deadline, and is waited out.
+    'deadline, wrapped': wrapped(new DeadlineExceeded('a statement', 1000)),
+  };
   const never = { 'pending migrations': new PendingMigrationsError(['0003_x']), 'plain error': new Error('boom') };
 
   it.each([
@@ -33,6 +40,7 @@ describe('start-up failures worth waiting for', () => {
         'not accepting connections 55000': wrapped(coded('55000')),
         'too_many_connections 53300': coded('53300'),
         'pool timeout': connectFailure('timeout exceeded when trying to connect'),
+        'client connect timeout': connectFailure('timeout expired'),
         'terminated while connecting': connectFailure('Connection terminated unexpectedly'),
         'starting up': connectFailure('the database system is starting up'),
         'wrong password 28P01': coded('28P01'),
@@ -44,10 +52,12 @@ describe('start-up failures worth waiting for', () => {
       refused: true,
       'host not found': true,
       'reset, wrapped': true,
+      'deadline, wrapped': true,
       'cannot_connect_now 57P03': true,
       'not accepting connections 55000': true,
       'too_many_connections 53300': true,
       'pool timeout': true,
+      'client connect timeout': true,
       'terminated while connecting': true,
       'starting up': true,
       'wrong password 28P01': false,
@@ -73,6 +83,7 @@ describe('start-up failures worth waiting for', () => {
       refused: true,
       'host not found': true,
       'reset, wrapped': true,
+      'deadline, wrapped': true,
       'too many connections': true,
       'connection lost': true,
       'acquire timeout': true,

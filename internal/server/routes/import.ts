@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
 import { DEFAULT_NAMESPACE, PennonError, invalidField, readOnly } from '../../core';
 import { importBulk, warningLines } from '../../ext';
 import type { Store } from '../../storage';
 import { Fields } from '../../wire';
 import { errorHandler } from '../errors';
+import type { RequestErrorLog } from '../error-log';
 import { serve } from '../route-table';
 
 /**
@@ -23,7 +23,7 @@ export interface ImportRouteDeps {
   /** `storage.read_only`, or flags come from Git: refused with Flipt's read-only error. */
   readOnly: boolean;
   maxBytes: number;
-  logger: Logger;
+  errors: RequestErrorLog;
 }
 
 /** How many warning lines an answer carries (the rest summed up in one more). */
@@ -33,7 +33,7 @@ export function importRoutes(app: FastifyInstance, deps: ImportRouteDeps): void 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: deps.maxBytes }, (_request, body, done) => done(null, body));
   // A stream over the limit is told which setting it met (then answered as every error is).
-  const answer = errorHandler(deps.logger);
+  const answer = errorHandler(deps.errors);
   app.setErrorHandler((error: FastifyError, request, reply) =>
     answer(
       error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new PennonError('too_large', `the import is larger than server.max_import_bytes (${deps.maxBytes} bytes)`) : error,

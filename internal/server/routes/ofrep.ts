@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
 import { invalid } from '../../core';
 import type { CompiledFlag } from '../../evaluation';
 import { bridgeInput, bulkFlags, ofrepFlag, type BridgeInput, type BridgeOutput, type OfrepBulkJson, type OfrepConfigurationJson, type OfrepFlagJson } from '../../wire';
-import { closeAfterOversized, ofrepError } from '../errors';
+import { closeAfterOversized, failureKind, ofrepError } from '../errors';
+import type { RequestErrorLog } from '../error-log';
 import { booleanOf, variantOf } from '../observed-evaluation';
 import { serve } from '../route-table';
 import type { FlagSources } from '../sources';
@@ -30,13 +30,13 @@ export function ofrepRoutes(
   app: FastifyInstance,
   sources: FlagSources,
   config: { cacheEnabled: boolean; cacheTtlMs: number },
-  logger: Logger,
+  errors: RequestErrorLog,
 ): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const key = (error as { ofrepKey?: string }).ofrepKey ?? (request.params as { key?: string } | undefined)?.key;
     const { status, body } = ofrepError(error, key);
     if (status === 413) closeAfterOversized(request, reply);
-    if (status >= 500) logger.error({ err: error, reqId: request.id }, 'ofrep evaluation failed');
+    if (status >= 500) errors.error(`ofrep|${failureKind(error)}`, { err: error, reqId: request.id }, 'ofrep evaluation failed');
     return reply.status(status).header('x-request-id', request.id).type('application/json').send(body);
   });
 

@@ -19,6 +19,12 @@ export interface Connection {
   hasTable(name: string): Promise<boolean>;
   /** Holds a cross-process lock while `fn` runs, so that one instance migrates. */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Asks the database one trivial question on a connection of the probe's own (never the
+   * pool's: a busy pool is not a dead database), within `timeoutMs`; rejects when it cannot be
+   * reached or does not answer in time. Absent where nothing can be partitioned away (SQLite).
+   */
+  probe?(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
   /** Connections of the pool (for metrics); absent where there is no pool (SQLite). */
   poolStats?(): { total: number; idle: number; waiting: number };

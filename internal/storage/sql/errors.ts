@@ -1,5 +1,6 @@
 import { internal, invalid, isPennonError, notFound, unavailable } from '../../core';
 import type { DialectAdapter } from './dialects/adapter';
+import { isDeadlineExceeded } from './dialects/deadline';
 
 /**
  * What a driver error means in the domain (Flipt's `internal/storage/sql/errors.go` AdaptError),
@@ -7,6 +8,7 @@ import type { DialectAdapter } from './dialects/adapter';
  */
 export function translateError(dialect: DialectAdapter, err: unknown): Error {
   if (isPennonError(err)) return err;
+  if (isDeadlineExceeded(err) || dialect.isTimeout?.(err)) return unavailable('the database did not answer within db.statement_timeout', err);
   if (dialect.isConnectionError(err)) return unavailable('the database is unavailable', err);
   // Still conflicting after every attempt: the client may try again later.
   if (dialect.isRetryable?.(err)) return unavailable('the database is busy; try again', err);

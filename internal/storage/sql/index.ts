@@ -1,4 +1,5 @@
 import type { Clock } from '../../core';
+import type { DatabaseBreaker } from './breaker';
 import type { Connection } from './connection';
 import { openCockroach } from './dialects/cockroach';
 import { openMysql } from './dialects/mysql';
@@ -12,7 +13,8 @@ export type { Connection } from './connection';
 export type { DialectAdapter } from './dialects/adapter';
 export { migrate, pendingMigrations, prepareSchema, PendingMigrationsError, IncompleteMigrationError } from './migrate/migrator';
 export { sqlitePath } from './dialects/sqlite';
-export { DEFAULT_MAX_OPEN, DEFAULT_POOL, type PoolOptions } from './dialects/pool';
+export { DEFAULT_MAX_OPEN, DEFAULT_POOL, STATEMENT_GRACE_MS, type PoolOptions } from './dialects/pool';
+export { DatabaseBreaker, PROBE_INTERVAL_MS, PROBE_TIMEOUT_MS } from './breaker';
 
 /**
  * Opens the database a `db.url` names, in the forms Flipt accepts: `file:`/`sqlite:` (SQLite),
@@ -25,7 +27,7 @@ export function openDatabase(url: string, pool: PoolOptions = DEFAULT_POOL): Con
     case 'file':
     case 'sqlite':
     case 'sqlite3':
-      return openSqlite(url);
+      return openSqlite(url, pool.statementTimeoutMs);
     case 'postgres':
     case 'postgresql':
       return openPostgres(url, pool);
@@ -41,7 +43,10 @@ export function openDatabase(url: string, pool: PoolOptions = DEFAULT_POOL): Con
   }
 }
 
-/** The store over a connection (its Kysely handle and dialect: a traced connection's too). */
-export function storeFor(conn: Pick<Connection, 'db' | 'adapter'>, clock: Clock): SqlStore {
-  return createSqlStore({ root: conn.db, clock, dialect: conn.adapter });
+/**
+ * The store over a connection (its Kysely handle and dialect: a traced connection's too); with a
+ * breaker, its calls fail at once while the database is known not to answer.
+ */
+export function storeFor(conn: Pick<Connection, 'db' | 'adapter'>, clock: Clock, breaker: DatabaseBreaker | null = null): SqlStore {
+  return createSqlStore({ root: conn.db, clock, dialect: conn.adapter, breaker });
 }

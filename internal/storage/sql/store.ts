@@ -1,4 +1,5 @@
 import type { ChangeListener, Store } from '../types';
+import { isDeadlineExceeded } from './dialects/deadline';
 import { translateError } from './errors';
 import { QUERIES, type Query } from './queries';
 import { ChangeRecorder, inTransaction, txOn, type SqlDatabase, type TransactionKind, type Tx } from './transaction';
@@ -38,6 +39,7 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
   // Reads that need no transaction run on the database itself; a write there would be refused.
   const outsideTransaction = txOn(database, database.root, new ChangeRecorder(false));
   const translate = (err: unknown) => translateError(database.dialect, err);
+  const { breaker } = database;
 
   async function transaction<T>(kind: TransactionKind, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const { result, changes } = await inTransaction(database, kind, fn, () => retries++);
@@ -48,9 +50,13 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
   /** The port on `current`, or (null) outside any transaction. */
   function storeOn(current: Tx | null): SqlStore {
     const run = async <T>(body: () => Promise<T>): Promise<T> => {
+      breaker?.check(); // throws the breaker's own Unavailable: no probe to hasten
       try {
-        return await body();
+        const result = await body();
+        breaker?.answered();
+        return result;
       } catch (err) {
+        if (breaker && (isDeadlineExceeded(err) || database.dialect.isConnectionError(err))) breaker.suspect();
         throw translate(err);
       }
     };

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CompiledQuery, Kysely } from 'kysely';
 import { internal, type Clock } from '../../core';
 import type { Change } from '../types';
+import type { DatabaseBreaker } from './breaker';
 import type { DialectAdapter } from './dialects/adapter';
 import type { Database, Db } from './tables';
 
@@ -91,6 +92,8 @@ export interface SqlDatabase {
   readonly root: Kysely<Database>;
   readonly clock: Clock;
   readonly dialect: DialectAdapter;
+  /** Fails calls at once while the database is known not to answer (none: every call tries). */
+  readonly breaker?: DatabaseBreaker | null;
 }
 
 export function txOn(database: SqlDatabase, executor: Db, changes: ChangeRecorder): Tx {

@@ -19,7 +19,7 @@ function capturingLogger() {
 }
 
 const metrics = new Metrics('test', { defaultMetrics: false });
-const errorsCounted = async () => Number(/test_cache_error_total\{cache="redis"\} (\d+)/.exec(await metrics.registry.metrics())?.[1] ?? 0);
+const errorsCounted = async () => Number(/test_cache_error_total\{cache="redis"\} (\d+)/.exec(await metrics.text())?.[1] ?? 0);
 
 describe('RedisCache', () => {
   let server: PrivateRedis;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PennonError, systemClock } from '../../../internal/core';
-import { openDatabase, prepareSchema, storeFor, type Connection, type SqlStore } from '../../../internal/storage/sql';
+import { DEFAULT_POOL, openDatabase, prepareSchema, storeFor, type Connection, type SqlStore } from '../../../internal/storage/sql';
 import { MYSQL_URL, POSTGRES_URL, mysqlAdmin, postgresAdmin, unless } from '../../support/backends';
 import { flagInput } from '../../support/store';
 
@@ -22,7 +22,7 @@ describe.runIf(POSTGRES_URL !== '')(unless('PostgreSQL outage', { PENNON_TEST_PO
     await postgresAdmin(`CREATE DATABASE ${database}`);
     const url = new URL(POSTGRES_URL);
     url.pathname = `/${database}`;
-    conn = openDatabase(url.toString(), { maxOpen: 4, maxIdle: 4, maxLifetimeMs: 0, preparedStatements: true });
+    conn = openDatabase(url.toString(), { ...DEFAULT_POOL, maxOpen: 4, maxIdle: 4 });
     await prepareSchema(conn);
     store = storeFor(conn, systemClock());
   });
@@ -73,7 +73,7 @@ describe.runIf(MYSQL_URL !== '')(unless('MySQL outage', { PENNON_TEST_MYSQL_URL:
     await mysqlAdmin(`CREATE DATABASE ${database} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
     const url = new URL(MYSQL_URL);
     url.pathname = `/${database}`;
-    conn = openDatabase(url.toString(), { maxOpen: 4, maxIdle: 4, maxLifetimeMs: 0, preparedStatements: true });
+    conn = openDatabase(url.toString(), { ...DEFAULT_POOL, maxOpen: 4, maxIdle: 4 });
     await prepareSchema(conn);
     store = storeFor(conn, systemClock());
   });

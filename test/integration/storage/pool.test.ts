@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { PennonError, systemClock } from '../../../internal/core';
-import { openDatabase, prepareSchema, storeFor, type Connection, type PoolOptions } from '../../../internal/storage/sql';
+import { DEFAULT_POOL, openDatabase, prepareSchema, storeFor, type Connection, type PoolOptions } from '../../../internal/storage/sql';
 import { describeOnExternal, type Backend } from '../../support/backends';
 
 /**
@@ -24,7 +24,7 @@ describeOnExternal(['postgres', 'mysql'], 'connection pool on $name', (backend) 
     await cleanup?.();
   });
   const open = (pool: Partial<PoolOptions>) => {
-    const conn = openDatabase(url, { maxOpen: 0, maxIdle: 2, maxLifetimeMs: 0, preparedStatements: true, ...pool });
+    const conn = openDatabase(url, { ...DEFAULT_POOL, ...pool });
     opened.push(conn);
     return conn;
   };
@@ -45,7 +45,7 @@ describeOnExternal(['postgres', 'mysql'], 'connection pool on $name', (backend) 
     const conn = open({ maxOpen: 1, acquireTimeoutMs: 300 });
     await prepareSchema(conn);
     const store = storeFor(conn, systemClock());
-    // The only connection is busy for a few seconds, from the moment the pool hands it out.
+    // The only connection is busy for two seconds (below db.statement_timeout), from the moment the pool hands it out.
     let acquired = () => undefined as void;
     const holding = new Promise<void>((resolve) => (acquired = resolve));
     let released = false;
@@ -53,7 +53,7 @@ describeOnExternal(['postgres', 'mysql'], 'connection pool on $name', (backend) 
       .connection()
       .execute((db) => {
         acquired();
-        return pause(backend, 5).execute(db);
+        return pause(backend, 2).execute(db);
       })
       .finally(() => (released = true));
     await holding;

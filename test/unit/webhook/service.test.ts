@@ -33,7 +33,7 @@ function setup(environments: WebhookEnvironment[]) {
   const metrics = new Metrics('test', { defaultMetrics: false });
   const service = webhookService({ environments: new Map(environments.map((e) => [e.name, e])), metrics, logger });
   const series = async (name: string) =>
-    (await metrics.registry.metrics())
+    (await metrics.text())
       .split('\n')
       .filter((line) => line.startsWith(`test_${name}{`))
       .sort();

@@ -29,6 +29,11 @@ export interface DialectAdapter {
    * again: the store retries the whole transaction a few times (TRANSACTION_ATTEMPTS).
    */
   isRetryable?(err: unknown): boolean;
+  /**
+   * The database itself cancelled a statement that ran past `db.statement_timeout` (PostgreSQL
+   * 57014, MariaDB 1969, MySQL 3024): reported as Unavailable, like a client-side deadline.
+   */
+  isTimeout?(err: unknown): boolean;
   /** Isolation of write transactions; unset: the database's default. */
   readonly writeIsolation?: IsolationLevel;
   /**

@@ -1,3 +1,5 @@
+import { isDeadlineExceeded } from './deadline';
+
 /** Reading what a driver threw, whatever the driver: shared by the dialect files. */
 
 /** Errors raised while obtaining a connection: whatever the cause, the database is unavailable. */
@@ -29,7 +31,9 @@ export const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT',
  */
 export function isNotReadyYet(err: unknown, codes: ReadonlySet<string>, messages: RegExp): boolean {
   for (const e of causes(err)) {
-    if (NETWORK_CODES.has(errorCode(e)) || codes.has(errorCode(e))) return true;
+    // A database that accepts connections and never answers (a partition, a hung server) is
+    // waited for as one that refuses them: each attempt ends at its own deadline.
+    if (NETWORK_CODES.has(errorCode(e)) || codes.has(errorCode(e)) || isDeadlineExceeded(e)) return true;
     if (isConnectFailure(e) && messages.test(errorMessage(e))) return true;
   }
   return false;

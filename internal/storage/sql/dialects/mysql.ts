@@ -6,7 +6,8 @@ import { splitStatements } from '../migrate/script';
 import type { Database } from '../tables';
 import type { DialectAdapter } from './adapter';
 import { NETWORK_CODES, causes, errorCode, errorMessage, isConnectFailure, isNotReadyYet, markConnectFailure } from './driver-errors';
-import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
+import { isDeadlineExceeded, probeSessions, resetSocket, withDeadline, type DeadlineExceeded } from './deadline';
+import { acquireTimeoutMs, clientDeadlineMs, FALLBACK_ACQUIRE_MS, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
 
 /** MySQL and MariaDB through mysql2 (callback API, which Kysely's dialect drives). Loaded on first use. */
 
@@ -26,7 +27,7 @@ const CONNECTION_CODES = new Set(['PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE
 
 function isMysqlConnectionError(err: unknown): boolean {
   for (const e of causes(err)) {
-    if (isConnectFailure(e)) return true;
+    if (isConnectFailure(e) || isDeadlineExceeded(e)) return true;
     const m = e as MysqlErr;
     // mysql2 marks errors after which the connection is unusable as fatal.
     if (m.fatal === true || NETWORK_CODES.has(errorCode(e)) || CONNECTION_CODES.has(errorCode(e))) return true;
@@ -54,6 +55,7 @@ export const mysqlAdapter: DialectAdapter = {
   // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD (bad string), ER_DATA_TOO_LONG: strict mode refuses instead of mangling.
   isInvalidValue: anyErrno(1366, 1406),
   isRetryable: anyErrno(1213, 1205), // deadlock, lock wait timeout: InnoDB rolled back the statement or transaction
+  isTimeout: anyErrno(1969, 3024), // MariaDB's max_statement_time, MySQL's max_execution_time
   // Each statement of a write sees the latest commits once the namespace row lock is held.
   writeIsolation: 'read committed',
   // InnoDB's REPEATABLE READ: one snapshot for the evaluation model's reads.
@@ -70,7 +72,7 @@ interface MysqlTarget {
  * `mysql://user:password@host:port/database[?tls=true|skip-verify]`; the port defaults to 3306.
  * `tls` as Go's MySQL driver (Flipt's) spells it; other parameters are ignored.
  */
-export function mysqlTarget(url: string): MysqlTarget {
+export function mysqlTarget(url: string, connectTimeoutMs = 0): MysqlTarget {
   const u = new URL(url);
   const tls = u.searchParams.get('tls') ?? '';
   const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
@@ -93,7 +95,8 @@ export function mysqlTarget(url: string): MysqlTarget {
       decimalNumbers: true,
       dateStrings: true,
       timezone: 'Z',
-      connectTimeout: CONNECT_TIMEOUT_MS,
+      // mysql2's default is 10 s; 0 there would mean "time out at once".
+      connectTimeout: connectTimeoutMs > 0 ? connectTimeoutMs : 2 ** 31 - 1,
       enableKeepAlive: true,
       multipleStatements: false,
       ...(tls === 'true' && { ssl: {} }),
@@ -112,9 +115,38 @@ async function loadMysql(): Promise<Mysql2> {
 /** GET_LOCK names are limited to 64 characters. */
 const lockName = (database: string) => `pennon_migrate_${database}`.slice(0, 64);
 
+/**
+ * A pooled connection as Kysely sees it, each statement under the client-side deadline: one that
+ * misses it resets the connection (the server rolls back the transaction it had begun, and a
+ * statement still held in the network is never delivered), fails every later statement on it at
+ * once — the ROLLBACK included — and is destroyed on release instead of going back to the pool.
+ */
+function deadlineConnection(conn: PoolConnection, deadlineMs: number): PoolConnection {
+  let broken: DeadlineExceeded | undefined;
+  const guarded = {
+    query(text: string, values: unknown[], callback: (err: unknown, result?: unknown) => void) {
+      if (broken) return void callback(broken);
+      const work = new Promise<unknown>((resolve, reject) => conn.query(text, values, (err, result) => (err ? reject(err) : resolve(result))));
+      withDeadline(work, deadlineMs, 'a MySQL statement', (err) => {
+        broken = err;
+        resetSocket((conn as unknown as { stream?: import('node:net').Socket }).stream);
+      }).then(
+        (result) => callback(null, result),
+        (err: unknown) => callback(err),
+      );
+    },
+    release() {
+      if (broken) conn.destroy(); // leaves the pool, which opens a fresh one when needed
+      else conn.release();
+    },
+  };
+  return guarded as unknown as PoolConnection;
+}
+
 export function openMysql(url: string, options: PoolOptions): Connection {
-  const target = mysqlTarget(url);
+  const target = mysqlTarget(url, options.connectTimeoutMs);
   const { max, idle } = poolSizes(options);
+  const deadlineMs = clientDeadlineMs(options);
   let loaded: Promise<{ mysql: Mysql2; pool: Pool }> | undefined;
   let opened: Pool | null = null;
   const born = new WeakMap<object, number>();
@@ -127,6 +159,10 @@ export function openMysql(url: string, options: PoolOptions): Connection {
         // mysql2 listens for one 'error' per pooled connection; a second one (a write after the
         // connection died) would be unhandled and end the process.
         conn.on('error', () => undefined);
+        // MariaDB cancels a statement past db.statement_timeout itself (the connection stays
+        // usable); MySQL has no such setting for writes (error 1193, ignored): there the
+        // client-side deadline alone applies. Queued before the connection is handed out.
+        if (options.statementTimeoutMs > 0) conn.query('SET SESSION max_statement_time = ?', [options.statementTimeoutMs / 1000], () => undefined);
       });
       opened = pool;
       return { mysql, pool };
@@ -143,7 +179,7 @@ export function openMysql(url: string, options: PoolOptions): Connection {
         const timer = setTimeout(() => {
           settled = true;
           reject(markConnectFailure(Object.assign(new Error('timeout exceeded when waiting for a connection'), { code: 'ETIMEDOUT' })));
-        }, options.acquireTimeoutMs ?? CONNECT_TIMEOUT_MS);
+        }, acquireTimeoutMs(options));
         pool.getConnection((err, c) => {
           if (settled) return void (err ? undefined : c.release());
           settled = true;
@@ -165,7 +201,7 @@ export function openMysql(url: string, options: PoolOptions): Connection {
     const { pool } = await load();
     return {
       getConnection: (callback) => {
-        acquire().then((conn) => callback(null, conn as never), (err: unknown) => callback(err, undefined as never));
+        acquire().then((conn) => callback(null, deadlineConnection(conn, deadlineMs) as never), (err: unknown) => callback(err, undefined as never));
       },
       end: (callback) => (pool.end as (cb: (err: unknown) => void) => void)(callback),
     };
@@ -200,18 +236,44 @@ export function openMysql(url: string, options: PoolOptions): Connection {
     }
   }
 
+  /** The health probe's own connection (never the pool's: a busy pool must not look like a dead database). */
+  const giveUpMs = options.connectTimeoutMs > 0 ? options.connectTimeoutMs : FALLBACK_ACQUIRE_MS;
+  const probes = probeSessions(async () => {
+    const { mysql } = await load();
+    // mysql2 connects as soon as the connection is made: it is made in connect(), and reset
+    // destroys whatever there is by then.
+    let conn: RawConnection | null = null;
+    return {
+      connect: () =>
+        new Promise<void>((resolve, reject) => {
+          conn = mysql.createConnection({ ...target.options, connectTimeout: giveUpMs });
+          conn.on('error', () => undefined);
+          conn.connect((err) => (err ? reject(markConnectFailure(err)) : resolve()));
+        }),
+      ask: async () => void (await query(conn!, 'SELECT 1')),
+      reset: () => {
+        resetSocket((conn as unknown as { stream?: import('node:net').Socket } | null)?.stream);
+        conn?.destroy();
+      },
+      end: async () => conn?.destroy(),
+    };
+  }, giveUpMs);
+
   return {
     db,
     adapter: mysqlAdapter,
+    probe: (timeoutMs) => probes.probe(timeoutMs),
     describe: target.describe,
     poolStats: () => mysqlPoolStats(opened),
     transactionalDdl: false, // MySQL commits each DDL statement on its own
     runScript: async (script) => {
       const conn = await acquire();
       try {
+        // DDL may be slow: no statement timeout here; the connection is dropped after, with its setting.
+        if (options.statementTimeoutMs > 0) await query(conn, 'SET SESSION max_statement_time = 0').catch(() => undefined);
         for (const statement of splitStatements(script)) await query(conn, statement);
       } finally {
-        conn.release();
+        conn.destroy();
       }
     },
     hasTable: async (name) => {
@@ -220,6 +282,7 @@ export function openMysql(url: string, options: PoolOptions): Connection {
     },
     withMigrationLock: withGetLock,
     close: async () => {
+      await probes.close();
       await db.destroy();
       if (loaded) {
         const { pool } = await loaded;

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely';
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { Client, ClientConfig, Pool, PoolClient } from 'pg';
 import type { Connection } from '../connection';
 import { withLease } from '../migrate/lease';
@@ -6,7 +6,8 @@ import { splitStatements } from '../migrate/script';
 import type { Database } from '../tables';
 import type { DialectAdapter } from './adapter';
 import { NETWORK_CODES, causes, errorCode, errorMessage, isConnectFailure, isNotReadyYet, markConnectFailure } from './driver-errors';
-import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
+import { isDeadlineExceeded, probeSessions, resetSocket, withDeadline, type DeadlineExceeded } from './deadline';
+import { acquireTimeoutMs, clientDeadlineMs, FALLBACK_ACQUIRE_MS, IDLE_TIMEOUT_MS, poolSizes, type PoolOptions } from './pool';
 
 /**
  * PostgreSQL through pg and Kysely's dialect; CockroachDB (cockroach.ts) opens through the same
@@ -23,12 +24,13 @@ const CONNECTION_SQLSTATES = new Set([
   '57P03', // cannot_connect_now (starting up, shutting down)
   '53300', // too_many_connections
 ]);
+// `timeout expired`: a client (not the pool) that could not connect within connectionTimeoutMillis.
 const CONNECTION_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|is not queryable|Connection ended|the database system is (starting up|shutting down)/i;
+  /Connection terminated|timeout exceeded when trying to connect|timeout expired|Client has encountered a connection error|is not queryable|Connection ended|the database system is (starting up|shutting down)/i;
 
 function isPgConnectionError(err: unknown): boolean {
   for (const e of causes(err)) {
-    if (isConnectFailure(e)) return true;
+    if (isConnectFailure(e) || isDeadlineExceeded(e)) return true;
     const code = errorCode(e);
     if (code.startsWith('08') || CONNECTION_SQLSTATES.has(code) || NETWORK_CODES.has(code)) return true;
     if (CONNECTION_MESSAGES.test(errorMessage(e))) return true;
@@ -41,7 +43,7 @@ export const hasSqlState = (code: string) => (err: unknown) => [...causes(err)].
 // Worth waiting for at start-up: starting, shutting down or in recovery (57P03), not accepting
 // connections yet (55000), too many connections (53300).
 const NOT_READY_SQLSTATES = new Set(['57P03', '55000', '53300']);
-const NOT_READY_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|the database system is (starting up|shutting down)/i;
+const NOT_READY_MESSAGES = /timeout exceeded when trying to connect|timeout expired|Connection terminated|the database system is (starting up|shutting down)/i;
 
 export const postgresAdapter: DialectAdapter = {
   name: 'postgres',
@@ -50,6 +52,7 @@ export const postgresAdapter: DialectAdapter = {
   isConnectionError: isPgConnectionError,
   isNotReadyYet: (err) => isNotReadyYet(err, NOT_READY_SQLSTATES, NOT_READY_MESSAGES),
   isRetryable: hasSqlState('40P01'), // deadlock_detected: the loser may run again
+  isTimeout: hasSqlState('57014'), // query_canceled: statement_timeout (ours) or a cancel request
   // character_not_in_repertoire (NUL in text), untranslatable_character, string_data_right_truncation
   isInvalidValue: (err) => hasSqlState('22021')(err) || hasSqlState('22P05')(err) || hasSqlState('22001')(err),
   // Reads of the evaluation model see one snapshot; a read-only REPEATABLE READ never fails.
@@ -95,19 +98,50 @@ export function openPostgres(url: string, options: PoolOptions): Connection {
   return openPg(url, options, 'postgres', postgresAdapter);
 }
 
+/**
+ * A pooled client as Kysely sees it, each statement under the client-side deadline. A statement
+ * that misses it resets the connection (the server rolls back whatever it had begun, and a
+ * statement still held in the network is never delivered), fails every later statement on it at
+ * once — the transaction's ROLLBACK included — and is released as broken, so the pool drops it
+ * instead of handing a stuck connection to the next request.
+ */
+function deadlineClient(client: PoolClient, deadlineMs: number): PostgresPoolClient {
+  let broken: DeadlineExceeded | undefined;
+  const query = (text: string, values: unknown[]) => {
+    if (broken) return Promise.reject(broken);
+    return withDeadline(client.query(text, values), deadlineMs, 'a PostgreSQL statement', (err) => {
+      broken = err;
+      resetSocket(socketOf(client));
+    });
+  };
+  return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(broken) };
+}
+
+/** The socket under a pg client (pg keeps it on its connection object). */
+const socketOf = (client: Client | PoolClient) => (client as unknown as { connection?: { stream?: import('node:net').Socket } }).connection?.stream;
+
 /** A pg pool for PostgreSQL or CockroachDB; the flavour decides how migrations run and lock. */
 export function openPg(url: string, options: PoolOptions, flavour: PgFlavour, adapter: DialectAdapter): Connection {
   const connectionString = driverUrl(url, flavour);
   const { max, idle } = poolSizes(options);
+  const deadlineMs = clientDeadlineMs(options);
   let loaded: Promise<{ pg: Pg; pool: Pool; config: ClientConfig }> | undefined;
   let opened: Pool | null = null;
 
   const load = () =>
     (loaded ??= loadPg().then((pg) => {
       // The URL's own parameters (sslmode, application_name, options, …) win over these.
-      const config: ClientConfig = { connectionString, application_name: 'pennon', types: typeParsers(pg), connectionTimeoutMillis: options.acquireTimeoutMs ?? CONNECT_TIMEOUT_MS };
+      const config: ClientConfig = { connectionString, application_name: 'pennon', types: typeParsers(pg), connectionTimeoutMillis: options.connectTimeoutMs };
       const pool = new pg.Pool({
         ...config,
+        // The database cancels a statement that runs too long itself (57014, the connection
+        // stays usable); a session left idle inside a transaction — its client gone silent —
+        // is ended, so that its row locks do not block every later write to its namespace.
+        ...(options.statementTimeoutMs > 0 && {
+          statement_timeout: options.statementTimeoutMs,
+          idle_in_transaction_session_timeout: 2 * options.statementTimeoutMs,
+        }),
+        connectionTimeoutMillis: acquireTimeoutMs(options),
         max,
         min: idle, // clients above this many are closed after IDLE_TIMEOUT_MS idle
         idleTimeoutMillis: IDLE_TIMEOUT_MS,
@@ -127,7 +161,7 @@ export function openPg(url: string, options: PoolOptions, flavour: PgFlavour, ad
   const kyselyPool = async (): Promise<PostgresPool> => {
     const { pool } = await load();
     return {
-      connect: () => pool.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err))) as Promise<PoolClient & never>,
+      connect: async () => deadlineClient(await pool.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err))), deadlineMs),
       end: () => endPool(pool),
     };
   };
@@ -137,19 +171,31 @@ export function openPg(url: string, options: PoolOptions, flavour: PgFlavour, ad
     if (!pool.ended) await pool.end();
   };
 
+  /** A pooled client for a migration script: no statement timeout (DDL may be slow); dropped after, with its session setting. */
   async function withClient<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const { pool } = await load();
     const client = await pool.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err)));
-    let broken: unknown;
     try {
+      await client.query('SET statement_timeout = 0');
       return await fn(client);
-    } catch (err) {
-      broken = err;
-      throw err;
     } finally {
-      client.release(broken instanceof Error && isPgConnectionError(broken) ? broken : undefined);
+      client.release(true);
     }
   }
+
+  /** The health probe's own client (never the pool's: a busy pool must not look like a dead database). */
+  const giveUpMs = options.connectTimeoutMs > 0 ? options.connectTimeoutMs : FALLBACK_ACQUIRE_MS;
+  const probes = probeSessions(async () => {
+    const { pg, config } = await load();
+    const client = new pg.Client({ ...config, connectionTimeoutMillis: giveUpMs });
+    client.on('error', () => undefined);
+    return {
+      connect: async () => void (await client.connect().catch((err: unknown) => Promise.reject(markConnectFailure(err)))),
+      ask: async () => void (await client.query('SELECT 1')),
+      reset: () => resetSocket(socketOf(client)),
+      end: () => client.end(),
+    };
+  }, giveUpMs);
 
   /** A session-level advisory lock on a client of its own (not from the pool, which may be tiny). */
   async function withAdvisoryLock<T>(fn: () => Promise<T>): Promise<T> {
@@ -202,7 +248,9 @@ export function openPg(url: string, options: PoolOptions, flavour: PgFlavour, ad
     },
     // CockroachDB has no advisory locks (its pg_advisory_lock is a no-op): a lease row instead.
     withMigrationLock: (fn) => (flavour === 'cockroach' ? withLease(db, fn) : withAdvisoryLock(fn)),
+    probe: (timeoutMs) => probes.probe(timeoutMs),
     close: async () => {
+      await probes.close();
       await db.destroy();
       // Kysely ends the pool only if it ever used it; migrations may have used it alone.
       if (loaded) await endPool((await loaded).pool);

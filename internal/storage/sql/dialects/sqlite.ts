@@ -6,6 +6,7 @@ import type { Connection } from '../connection';
 import type { Database } from '../tables';
 import type { DialectAdapter } from './adapter';
 import { errorCode as code } from './driver-errors';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from './pool';
 import { sqliteAddon } from './sqlite-addon';
 
 function adapterFor(raw: BetterSqlite3.Database): DialectAdapter {
@@ -37,8 +38,36 @@ export function sqlitePath(url: string): string {
   return body === ':memory:' ? body : resolve(body);
 }
 
-export function openSqlite(url: string): Connection {
+/**
+ * How hard a commit waits for the disk: `full` (the default) syncs the WAL at every commit, so an
+ * acknowledged write survives a power loss; `normal` syncs only at checkpoints (faster writes;
+ * the last commits before a power loss or OS crash may be lost, never corrupted). Set with
+ * go-sqlite3's URL parameter, which Flipt's SQLite URLs take: `?_synchronous=normal` (or `_sync`).
+ */
+const SYNCHRONOUS = ['full', 'normal', 'extra'] as const;
+export type SqliteSynchronous = (typeof SYNCHRONOUS)[number];
+
+export function sqliteSynchronous(url: string): SqliteSynchronous {
+  const query = /\?(.*)$/.exec(url)?.[1] ?? '';
+  const params = new URLSearchParams(query);
+  const name = ['_synchronous', '_sync'].find((n) => params.has(n));
+  if (name === undefined) return 'full';
+  const value = (params.get(name) ?? '').toLowerCase();
+  if ((SYNCHRONOUS as readonly string[]).includes(value)) return value as SqliteSynchronous;
+  throw new Error(
+    `database URL parameter ${name}=${params.get(name)} is not a SQLite synchronous mode: use full (the default: every acknowledged write survives a power loss), normal (faster writes; the last ones may be lost on power loss) or extra`,
+  );
+}
+
+
+/**
+ * @param statementTimeoutMs `db.statement_timeout`: how long a statement waits for another
+ *   process's lock on the file (`pennon flag import` writing) before it fails as Unavailable.
+ *   Nothing else can keep an embedded database's statement waiting.
+ */
+export function openSqlite(url: string, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS): Connection {
   const path = sqlitePath(url);
+  const synchronous = sqliteSynchronous(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   // Inside the single executable the addon comes from the SEA asset (see sqlite-addon.ts).
   let raw: BetterSqlite3.Database;
@@ -49,9 +78,10 @@ export function openSqlite(url: string): Connection {
   } catch (err) {
     throw new Error(`cannot open the SQLite database ${path}: ${(err as Error).message}`, { cause: err });
   }
-  raw.pragma('synchronous = NORMAL');
+  raw.pragma(`synchronous = ${synchronous.toUpperCase()}`);
   raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
+  // 0 would mean "fail at once when locked", not "wait forever": no limit is a very long one.
+  raw.pragma(`busy_timeout = ${statementTimeoutMs > 0 ? Math.round(statementTimeoutMs) : 2 ** 31 - 1}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
   return {
     db,
