@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, pennon, serve } from '../support/cli';
+import { freePort, pennon, refusesConnections, serve } from '../support/cli';
 import { holdRequest } from '../support/held-request';
 import { parseResponse } from '../support/raw-http';
 import { until } from '../support/wait';
@@ -71,7 +71,7 @@ describe('pennon serve and migrate (the built CLI)', () => {
     const held = await holdRequest(port, `POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nContent-Length: ${Buffer.byteLength(body)}`, body.slice(0, 10));
     child.kill('SIGTERM');
     // Not accepting any more: the drain has begun.
-    await until(async () => (await fetch(`http://127.0.0.1:${port}/health`).then(() => false, () => true)), 'the listener is closed');
+    await until(() => refusesConnections(port), 'the listener is closed');
     held.send(body.slice(10));
 
     const finished = parseResponse(Buffer.from(await held.closed));
@@ -82,7 +82,7 @@ describe('pennon serve and migrate (the built CLI)', () => {
 
     const result = await child;
     expect(result.exitCode).toBe(0);
-    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    expect(await refusesConnections(port)).toBe(true);
     // The database was closed cleanly: SQLite folded the WAL back into the file.
     expect(existsSync(join(dir, 'pennon.db-wal'))).toBe(false);
     const db = new Database(join(dir, 'pennon.db'), { readonly: true });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, freePort, serve } from '../support/cli';
+import { CLI, freePort, refusesConnections, serve } from '../support/cli';
 import { holdRequest } from '../support/held-request';
 import { HealthClient } from '../support/grpc-health-client';
 
@@ -45,7 +45,7 @@ describe('pennon serve: signals and health (the built executable)', () => {
     await watch.until('NOT_SERVING');
     const toNotServing = performance.now() - signalled;
     expect(await grpc.check('')).toBe('NOT_SERVING');
-    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow(); // not accepting
+    expect(await refusesConnections(port)).toBe(true); // not accepting
 
     held.finish();
     const response = await held.closed;

@@ -40,6 +40,23 @@ export async function serve(env: Record<string, string>, port: number): Promise<
   throw new Error('pennon serve did not become healthy within 10 s');
 }
 
+/**
+ * Whether a new TCP connection to the port is refused (the listener is closed). A fresh socket,
+ * not fetch: fetch may reuse a keep-alive connection from an earlier request, and a draining
+ * server answers those (503, Connection: close) by design.
+ */
+export async function refusesConnections(port: number): Promise<boolean> {
+  const { connect } = await import('node:net');
+  return new Promise((resolveRefused) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveRefused(false);
+    });
+    socket.once('error', () => resolveRefused(true));
+  });
+}
+
 /** A free TCP port on loopback. */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
