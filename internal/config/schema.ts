@@ -233,7 +233,9 @@ const metrics = z.strictObject({
   /** Prefix of every metric name (`service_…`); `flipt` keeps existing Flipt dashboards working. */
   namespace: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus name (letters, digits, _)').default('service'),
   /** Namespace/flag pairs with series of their own; later flags count as `__other__` in their namespace. */
-  max_flag_series: z.number().int().min(1).default(10_000),
+  max_flag_series: z.number().int().min(1).default(4_000),
+  /** Evaluation latency histograms per flag (Flipt's shape) rather than per namespace. */
+  per_flag_latency: z.boolean().default(false),
   /** Namespaces with series of their own; later namespaces count as namespace and flag `__other__`. */
   max_namespace_series: z.number().int().min(1).default(1_000),
 });

@@ -137,7 +137,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   });
 
   const metrics = config.metrics.enabled
-    ? new Metrics(config.metrics.namespace, { maxFlagSeries: config.metrics.max_flag_series, maxNamespaceSeries: config.metrics.max_namespace_series })
+    ? new Metrics(config.metrics.namespace, { maxFlagSeries: config.metrics.max_flag_series, maxNamespaceSeries: config.metrics.max_namespace_series, perFlagLatency: config.metrics.per_flag_latency })
     : null;
   if (metrics) {
     hooks.add('evaluation metrics', metrics.recordEvaluations());

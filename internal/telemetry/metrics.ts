@@ -30,7 +30,25 @@ export interface SeriesLimits {
   maxNamespaceSeries: number;
 }
 
-export const DEFAULT_SERIES_LIMITS: SeriesLimits = { maxFlagSeries: 10_000, maxNamespaceSeries: 1_000 };
+/**
+ * 4,000 flags' series (requests, and on average two outcomes each) keep a scrape under 2 MB
+ * however many flags an instance holds (issue 16: 100,000 flags' series were 18.5 MB).
+ */
+export const DEFAULT_SERIES_LIMITS: SeriesLimits = { maxFlagSeries: 4_000, maxNamespaceSeries: 1_000 };
+
+/** Outcome series allowed per flag series, on average (results_total ≤ this × max_flag_series). */
+const RESULTS_PER_FLAG = 2;
+
+export interface MetricsOptions extends Partial<SeriesLimits> {
+  defaultMetrics?: boolean;
+  /**
+   * Evaluation latency per flag (Flipt's shape: 17 lines per flag) instead of per namespace
+   * (metrics.per_flag_latency). Off by default: per-flag latency is most of a large
+   * instance's scrape, and a flag's latency is its namespace's — the evaluator's cost hardly
+   * depends on which flag it reads.
+   */
+  perFlagLatency?: boolean;
+}
 
 /** The label of every evaluation whose flag could not be looked up: what clients send names no series. */
 export const UNKNOWN = 'unknown';
@@ -58,6 +76,7 @@ interface FlagSeries {
   flag: string;
   requests: { value: number };
   errors: { value: number } | null;
+  /** The flag's latency histogram, or (by default) its namespace's, shared by its flags. */
   latency: HistogramSeries;
   /** The last outcome and its counter: most evaluations of a flag repeat it, and then no key is built. */
   last: { type: string; match: boolean; reason: string; value: string; segments: readonly string[]; counter: { value: number } } | null;
@@ -97,8 +116,11 @@ export class Metrics implements CacheCounters {
   private unknownSeries: FlagSeries | null = null;
   private readonly httpSeries = new Map<string, HttpSeries>();
 
-  constructor(readonly namespace = 'service', options: { defaultMetrics?: boolean } & Partial<SeriesLimits> = {}) {
-    this.limits = { ...DEFAULT_SERIES_LIMITS, ...options };
+  private readonly perFlagLatency: boolean;
+
+  constructor(readonly namespace = 'service', options: MetricsOptions = {}) {
+    this.limits = { maxFlagSeries: options.maxFlagSeries ?? DEFAULT_SERIES_LIMITS.maxFlagSeries, maxNamespaceSeries: options.maxNamespaceSeries ?? DEFAULT_SERIES_LIMITS.maxNamespaceSeries };
+    this.perFlagLatency = options.perFlagLatency ?? false;
     const registers = [this.registry];
     const n = (name: string) => `${namespace}_${name}`;
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
@@ -115,19 +137,24 @@ export class Metrics implements CacheCounters {
     this.evalRequests = new TallyCounter(n('evaluations_requests_total'), 'Flag evaluations');
     this.evalResults = new TallyCounter(n('evaluations_results_total'), 'Successful flag evaluations by outcome');
     this.evalErrors = new TallyCounter(n('evaluations_errors_total'), 'Flag evaluations that failed');
-    this.evalLatency = new TallyHistogram(n('evaluations_latency_milliseconds'), 'Flag evaluation latency', EVALUATION_BUCKETS_MS);
+    this.evalLatency = new TallyHistogram(n('evaluations_latency_milliseconds'), this.perFlagLatency ? 'Flag evaluation latency' : 'Flag evaluation latency by namespace', EVALUATION_BUCKETS_MS);
     this.tallies = [this.httpRequests, this.httpDuration, this.evalRequests, this.evalResults, this.evalErrors, this.evalLatency];
   }
 
   /**
-   * A scrape in Prometheus' text format, in slices: prom-client's few hundred lines at once, then
+   * A scrape in Prometheus' text format, in slices: prom-client's families one by one, then
    * the tallies a slice at a time, the event loop free between slices — with 10,000 flags a
    * scrape is ~200,000 lines, and evaluations must not wait for all of them. Stops when the
    * consumer does (a scraper that hangs up).
    */
   async *scrape(): AsyncGenerator<string> {
-    const registered = await this.registry.metrics();
-    yield registered.endsWith('\n') ? `${registered}\n` : `${registered}\n\n`;
+    // prom-client's families one at a time: some default metrics read /proc synchronously, and
+    // all of them at once held the loop 1–3 ms.
+    for (const metric of this.registry.getMetricsAsArray()) {
+      const family = await this.registry.getSingleMetricAsString(metric.name);
+      yield `${family}\n\n`;
+      await nextTurn();
+    }
     for (const tally of this.tallies) {
       for (const slice of tally.render(SLICE_CHARS)) {
         yield slice;
@@ -191,9 +218,14 @@ export class Metrics implements CacheCounters {
     }
     const segment = r.segments.length === 0 ? '' : r.segments.length === 1 ? r.segments[0] : r.segments.join(',');
     const resultKey = `${series.key}\u0000${event.type}\u0000${r.match}\u0000${segment}\u0000${r.reason}\u0000${r.value}`;
-    // Outcomes per flag are few (variants × reasons × segments); still, keep the series bounded.
-    if (!this.evalResults.has(resultKey) && this.evalResults.size >= this.limits.maxFlagSeries * 4) return;
     const ns = series.namespace;
+    // Outcomes per flag are few (variants × reasons × segments); still, keep the series bounded:
+    // past the cap, a new outcome is counted under its namespace's flag __other__ with no detail.
+    if (!this.evalResults.has(resultKey) && this.evalResults.size >= this.limits.maxFlagSeries * RESULTS_PER_FLAG) {
+      const type = event.type;
+      this.evalResults.seriesFor(`${ns}\u0000${OTHER}\u0000${type}`, () => ({ namespace: ns, flag: OTHER, match: '', segment: '', reason: '', value: '', type })).value++;
+      return;
+    }
     const flag = series.flag;
     const counter = this.evalResults.seriesFor(resultKey, (): Record<string, string> =>
       event.type === 'boolean'
@@ -232,7 +264,8 @@ export class Metrics implements CacheCounters {
   private newSeries(flags: Map<string, FlagSeries> | null, namespace: string, flag: string): FlagSeries {
     const key = `${namespace}\u0000${flag}`;
     const labels = () => ({ namespace, flag });
-    const series: FlagSeries = { key, namespace, flag, requests: this.evalRequests.seriesFor(key, labels), errors: null, latency: this.evalLatency.seriesFor(key, labels), last: null };
+    const latency = this.perFlagLatency ? this.evalLatency.seriesFor(key, labels) : this.evalLatency.seriesFor(namespace, () => ({ namespace }));
+    const series: FlagSeries = { key, namespace, flag, requests: this.evalRequests.seriesFor(key, labels), errors: null, latency, last: null };
     if (flags) {
       flags.set(flag, series);
       this.flagSeriesCount++;

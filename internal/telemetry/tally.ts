@@ -29,8 +29,30 @@ export interface Family {
   render(budget: number): Generator<string>;
 }
 
+interface CounterSeries {
+  /** `name{labels} `: the line up to its value, built once when the series is created. */
+  readonly head: string;
+  value: number;
+}
+
+/**
+ * Series rendered together, with the text of their last rendering and the sum of their values
+ * then. Counters only go up, so an unchanged sum means no value changed and the text is reused:
+ * between two scrapes most flags are not evaluated, and their lines cost nothing to send again.
+ */
+interface Chunk {
+  series: CounterSeries[];
+  text: string;
+  /** The values' sum and the series count at the last rendering (-1: never rendered). */
+  renderedSum: number;
+  renderedCount: number;
+}
+
+const CHUNK_SERIES = 64;
+
 export class TallyCounter implements Family {
-  private readonly series = new Map<string, { labels: string; value: number }>();
+  private readonly index = new Map<string, CounterSeries>();
+  private readonly chunks: Chunk[] = [];
 
   constructor(
     private readonly name: string,
@@ -39,24 +61,30 @@ export class TallyCounter implements Family {
 
   /** The series for `key`, created with `labels()` the first time. */
   seriesFor(key: string, labels: () => Labels): { value: number } {
-    let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { labels: labelText(labels()), value: 0 }));
+    let s = this.index.get(key);
+    if (!s) {
+      s = { head: `${this.name}{${labelText(labels())}} `, value: 0 };
+      this.index.set(key, s);
+      let last = this.chunks.at(-1);
+      if (!last || last.series.length >= CHUNK_SERIES) this.chunks.push((last = { series: [], text: '', renderedSum: -1, renderedCount: 0 }));
+      last.series.push(s);
+    }
     return s;
   }
 
   has(key: string): boolean {
-    return this.series.has(key);
+    return this.index.has(key);
   }
 
   get size(): number {
-    return this.series.size;
+    return this.index.size;
   }
 
   *render(budget: number): Generator<string> {
     let out = header(this.name, this.help, 'counter');
-    // Series added while the scrape is under way are rendered too (a Map iterator sees them).
-    for (const s of this.series.values()) {
-      out += `${this.name}{${s.labels}} ${s.value}\n`;
+    // Chunks (and series) added while the scrape is under way are rendered too.
+    for (let c = 0; c < this.chunks.length; c++) {
+      out += chunkText(this.chunks[c]);
       if (out.length >= budget) {
         yield out;
         out = '';
@@ -64,6 +92,20 @@ export class TallyCounter implements Family {
     }
     yield `${out}\n`;
   }
+}
+
+function chunkText(chunk: Chunk): string {
+  const { series } = chunk;
+  let sum = 0;
+  for (let i = 0; i < series.length; i++) sum += series[i].value;
+  if (sum !== chunk.renderedSum || series.length !== chunk.renderedCount) {
+    let text = '';
+    for (let i = 0; i < series.length; i++) text += `${series[i].head}${series[i].value}\n`;
+    chunk.text = text;
+    chunk.renderedSum = sum;
+    chunk.renderedCount = series.length;
+  }
+  return chunk.text;
 }
 
 export interface HistogramSeries {

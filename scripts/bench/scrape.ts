@@ -1,13 +1,16 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { join, resolve } from 'node:path';
 import { cpuMicros, startProcess } from './http';
 import { seededDatabase, type SeedShape } from './seed';
 
 /**
  * What a Prometheus scrape costs evaluations (issue 15, item 1): p99 evaluation latency with
- * /metrics scraped every second against none, in the same run, over 10,000 flags that all have
- * series (each a latency histogram: a scrape is ~200,000 lines). The server is pinned to one
+ * /metrics scraped every second against none, in the same run, over 10,000 evaluated flags (the
+ * default series: 4,000 flags' counters, latency per namespace — 1.0 MB; BENCH_SERVER_ENV, e.g.
+ * `PENNON_METRICS_MAX_FLAG_SERIES=10000 PENNON_METRICS_PER_FLAG_LATENCY=true`, measures every
+ * flag's detail: ~200,000 lines). The server is pinned to one
  * core (BENCH_SERVER_CPUS, default 0), wrk and this process (the scraper) to another
  * (BENCH_LOAD_CPUS, default 1), so the load generator never takes the server's CPU. wrk rotates
  * through the flags; rounds alternate, three each, and the medians are compared.
@@ -70,7 +73,23 @@ function wrk(url: string, script: string, seconds: number): Promise<{ requests: 
   });
 }
 
-/** Scrapes /metrics every second until stopped, reading each body whole as Prometheus does. */
+/**
+ * One scrape, every byte of the body read and dropped: node:http without decoding, because this
+ * process shares wrk's core, and CPU spent here would delay wrk's own clock (fetch's web streams
+ * and a whole-body copy cost several times as much, which showed up as evaluation latency).
+ */
+function scrapeOnce(url: string): Promise<number> {
+  return new Promise((resolveBytes, reject) => {
+    get(`${url}/metrics`, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      res.on('end', () => resolveBytes(bytes));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/** Scrapes /metrics every second until stopped. */
 function scraper(url: string): { stop(): Promise<{ scrapes: number; ms: number; bytes: number }> } {
   let running = true;
   const done = (async () => {
@@ -79,11 +98,10 @@ function scraper(url: string): { stop(): Promise<{ scrapes: number; ms: number; 
     let bytes = 0;
     while (running) {
       const started = performance.now();
-      const body = await (await fetch(`${url}/metrics`)).arrayBuffer();
+      bytes = await scrapeOnce(url);
       const took = performance.now() - started;
       scrapes++;
       ms += took;
-      bytes = body.byteLength;
       await new Promise((r) => setTimeout(r, Math.max(0, 1000 - took)));
     }
     return { scrapes, ms: ms / Math.max(scrapes, 1), bytes };
@@ -116,6 +134,12 @@ async function round(server: { url: string; child: ChildProcess }, script: strin
   };
 }
 
+/** BENCH_SERVER_ENV: `NAME=value` pairs, space-separated, for the server. */
+function serverEnv(): Record<string, string> {
+  const pairs = (process.env.BENCH_SERVER_ENV ?? '').split(/\s+/).filter(Boolean);
+  return Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+}
+
 const median = <T>(xs: T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)];
 
 export async function scrapeBench(seconds = 10): Promise<{ unscraped: ScrapeRound; scraped: ScrapeRound; p99Ratio: number; throughputRatio: number; cpuRatio: number }> {
@@ -125,7 +149,7 @@ export async function scrapeBench(seconds = 10): Promise<{ unscraped: ScrapeRoun
   const binary = process.env.BENCH_BINARY ?? resolve(__dirname, '../pennon');
   let server: { url: string; child: ChildProcess } | undefined;
   try {
-    server = await startProcess(binary, ['serve'], { PENNON_DB_URL: dbUrl, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'info', PENNON_LOG_ENCODING: 'json' }, SERVER_CPUS);
+    server = await startProcess(binary, ['serve'], { PENNON_DB_URL: dbUrl, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'info', PENNON_LOG_ENCODING: 'json', ...serverEnv() }, SERVER_CPUS);
     const script = wrkScript(dir);
     await wrk(server.url, script, 5); // warm-up: every flag evaluated, so every flag has its series
     const rounds: ScrapeRound[] = [];

@@ -102,18 +102,40 @@ describe('dashboard metrics parser', () => {
     expect(metricPrefixes(parsed)).toEqual(['p']);
   });
 
+  it("reads the namespace's latency when the instance keeps no per-flag latency (the default), and says so", async () => {
+    const metrics = new Metrics('service', { defaultMetrics: false });
+    const event = (namespace: string, flag: string, durationMs: number) =>
+      metrics.evaluation({ type: 'boolean', namespace, flag, startedAt: 0, durationMs, result: { match: false, reason: 'DEFAULT_EVALUATION_REASON', value: 'true', segments: [] } });
+    event('', 'a', 3); // '' is default, as the request named it
+    event('default', 'b', 7);
+    event('default', 'b', 30);
+    event('other', 'a', 1000);
+    for (const filter of [undefined, linesFor('a')]) {
+      const a = flagEvaluations(parsePrometheus(await metrics.text(), filter), 'service', 'default', 'a');
+      expect(a.requests).toBe(1);
+      expect(a.latency.scope).toBe('namespace');
+      expect([a.latency.count, a.latency.sumMs]).toEqual([3, 40]); // all of default's evaluations, none of other's
+      expect(a.latency.buckets.filter((b) => b.count > 0).map((b) => [b.le, b.count])).toEqual([[5, 1], [10, 1], [50, 1]]);
+    }
+    const perFlag = new Metrics('service', { defaultMetrics: false, perFlagLatency: true });
+    perFlag.evaluation({ type: 'boolean', namespace: 'default', flag: 'a', startedAt: 0, durationMs: 3, result: { match: false, reason: 'DEFAULT_EVALUATION_REASON', value: 'true', segments: [] } });
+    const own = flagEvaluations(parsePrometheus(await perFlag.text()), 'service', 'default', 'a');
+    expect([own.latency.scope, own.latency.count]).toEqual(['flag', 1]);
+  });
+
   it("finds another prefix from the families' declarations before any evaluation, and the __other__ series", async () => {
     const metrics = new Metrics('flipt', { defaultMetrics: false });
     const empty = parsePrometheus(await metrics.text());
     expect(metricPrefixes(empty)).toEqual(['flipt']);
     expect(flagEvaluations(empty, 'flipt', 'default', 'f').requests).toBe(0);
 
-    for (let i = 0; i < 10_001; i++) {
-      metrics.evaluation({ type: 'boolean', namespace: i === 10_000 ? 'default' : 'ns', flag: `f${i}`, startedAt: 0, durationMs: 0.01, result: { match: false, reason: 'DEFAULT_EVALUATION_REASON', value: 'true', segments: [] } });
+    // The first 4,000 (the default metrics.max_flag_series) in ns; the 4,001st, in default, is past the cap.
+    for (let i = 0; i < 4_001; i++) {
+      metrics.evaluation({ type: 'boolean', namespace: i === 4_000 ? 'default' : 'ns', flag: `f${i}`, startedAt: 0, durationMs: 0.01, result: { match: false, reason: 'DEFAULT_EVALUATION_REASON', value: 'true', segments: [] } });
     }
-    const full = parsePrometheus(await metrics.text(), linesFor('f10000'));
-    const late = flagEvaluations(full, 'flipt', 'default', 'f10000');
+    const full = parsePrometheus(await metrics.text(), linesFor('f4000'));
+    const late = flagEvaluations(full, 'flipt', 'default', 'f4000');
     expect([late.requests, late.other]).toEqual([0, 1]);
-    expect(flagEvaluations(full, 'flipt', 'ns', 'f10000').other).toBe(0);
+    expect(flagEvaluations(full, 'flipt', 'ns', 'f4000').other).toBe(0);
   });
 });

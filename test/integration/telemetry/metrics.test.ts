@@ -57,9 +57,11 @@ describe('/metrics', () => {
     // Flags that do not exist make no series of their own: one `unknown` series counts them (issue 15).
     expect(delta('service_evaluations_errors_total', { namespace: 'unknown', flag: 'unknown' })).toBe(2);
     expect(after).not.toMatch(/flag="(missing|absent)"/);
-    expect(delta('service_evaluations_latency_milliseconds_count', { namespace: '', flag: 'colour' })).toBe(3);
+    // Latency per namespace (as the request named it): colour's 3 and switch's 1; the OFREP one under "default".
+    expect(delta('service_evaluations_latency_milliseconds_count', { namespace: '' })).toBe(4);
+    expect(delta('service_evaluations_latency_milliseconds_count', { namespace: 'default' })).toBe(1);
     // Every observation lands in a bucket (which one depends on the machine's load: not asserted).
-    expect(delta('service_evaluations_latency_milliseconds_bucket', { namespace: '', flag: 'colour', le: '+Inf' })).toBe(3);
+    expect(delta('service_evaluations_latency_milliseconds_bucket', { namespace: '', le: '+Inf' })).toBe(4);
   });
 
   it('counts HTTP requests by route pattern, never by raw path', async () => {

@@ -148,10 +148,14 @@ export interface FlagEvaluations {
   requests: number;
   errors: number;
   outcomes: Outcome[];
-  latency: { count: number; sumMs: number; buckets: LatencyBucket[] };
   /**
-   * Evaluations in this namespace counted under flag `__other__` (past 10,000 namespace/flag
-   * pairs new ones share that series): some of them may be this flag's.
+   * The flag's latency when the instance keeps it per flag (metrics.per_flag_latency), else its
+   * namespace's (`scope` says which).
+   */
+  latency: { count: number; sumMs: number; buckets: LatencyBucket[]; scope: 'flag' | 'namespace' };
+  /**
+   * Evaluations in this namespace counted under flag `__other__` (past metrics.max_flag_series
+   * namespace/flag pairs new ones share that series): some of them may be this flag's.
    */
   other: number;
   /** `process_start_time_seconds` (ms since the epoch), when the instance exports it. */
@@ -168,8 +172,9 @@ export function namespaceMatches(label: string | undefined, ns: string): boolean
  * metric prefix (metricPrefixes).
  */
 export function flagEvaluations(scrape: Scrape, prefix: string, ns: string, flag: string): FlagEvaluations {
-  const out: FlagEvaluations = { requests: 0, errors: 0, outcomes: [], latency: { count: 0, sumMs: 0, buckets: [] }, other: 0, startedAt: null };
-  const cumulative = new Map<number, number>();
+  const out: FlagEvaluations = { requests: 0, errors: 0, outcomes: [], latency: { count: 0, sumMs: 0, buckets: [], scope: 'flag' }, other: 0, startedAt: null };
+  const flagLatency = emptyLatency();
+  const namespaceLatency = emptyLatency();
   const outcomes = new Map<string, Outcome>();
   const n = (name: string) => `${prefix}_evaluations_${name}`;
   for (const s of scrape.samples) {
@@ -178,6 +183,10 @@ export function flagEvaluations(scrape: Scrape, prefix: string, ns: string, flag
       continue;
     }
     if (!namespaceMatches(s.labels.namespace, ns)) continue;
+    if (s.labels.flag === undefined) {
+      addLatency(namespaceLatency, s, n);
+      continue;
+    }
     if (s.labels.flag !== flag) {
       if (s.labels.flag === '__other__' && s.name === n('requests_total')) out.other += s.value;
       continue;
@@ -197,27 +206,54 @@ export function flagEvaluations(scrape: Scrape, prefix: string, ns: string, flag
         else outcomes.set(key, { ...o, count: s.value });
         break;
       }
-      case n('latency_milliseconds_bucket'): {
-        const le = parseValue(s.labels.le ?? '');
-        if (le !== null) cumulative.set(le, (cumulative.get(le) ?? 0) + s.value);
-        break;
-      }
-      case n('latency_milliseconds_sum'):
-        out.latency.sumMs += s.value;
-        break;
-      case n('latency_milliseconds_count'):
-        out.latency.count += s.value;
-        break;
+      default:
+        addLatency(flagLatency, s, n);
     }
   }
   out.outcomes = [...outcomes.values()];
+  const scope = flagLatency.count > 0 || namespaceLatency.count === 0 ? 'flag' : 'namespace';
+  const latency = scope === 'flag' ? flagLatency : namespaceLatency;
+  out.latency = { count: latency.count, sumMs: latency.sumMs, buckets: perBucket(latency.cumulative), scope };
+  return out;
+}
+
+interface LatencySums {
+  count: number;
+  sumMs: number;
+  /** Cumulative counts by upper bound, summed over the series read. */
+  cumulative: Map<number, number>;
+}
+
+function emptyLatency(): LatencySums {
+  return { count: 0, sumMs: 0, cumulative: new Map() };
+}
+
+function addLatency(into: LatencySums, s: Sample, n: (name: string) => string): void {
+  switch (s.name) {
+    case n('latency_milliseconds_bucket'): {
+      const le = parseValue(s.labels.le ?? '');
+      if (le !== null) into.cumulative.set(le, (into.cumulative.get(le) ?? 0) + s.value);
+      break;
+    }
+    case n('latency_milliseconds_sum'):
+      into.sumMs += s.value;
+      break;
+    case n('latency_milliseconds_count'):
+      into.count += s.value;
+      break;
+  }
+}
+
+/** Cumulative bucket counts → counts per bucket, by increasing bound. */
+function perBucket(cumulative: Map<number, number>): LatencyBucket[] {
+  const buckets: LatencyBucket[] = [];
   let below = 0;
   for (const le of [...cumulative.keys()].sort((a, b) => a - b)) {
     const total = cumulative.get(le) ?? 0;
-    out.latency.buckets.push({ le, count: Math.max(0, total - below) });
+    buckets.push({ le, count: Math.max(0, total - below) });
     below = Math.max(below, total);
   }
-  return out;
+  return buckets;
 }
 
 /** Counts summed by one field of the outcomes, largest first. */
@@ -274,5 +310,6 @@ export async function fetchMetrics(signal?: AbortSignal): Promise<string> {
 /** Keeps the lines that can concern `flag` (its label as written) and the start time. */
 export function linesFor(flag: string): (line: string) => boolean {
   const label = `flag="${escapeLabelValue(flag)}"`;
-  return (line) => line.includes(label) || line.includes('flag="__other__"') || line.startsWith('process_start_time_seconds');
+  // Latency is kept per namespace unless metrics.per_flag_latency: those lines name no flag.
+  return (line) => line.includes(label) || line.includes('flag="__other__"') || line.startsWith('process_start_time_seconds') || (line.includes('_evaluations_latency_milliseconds') && !line.includes('flag="'));
 }

@@ -83,17 +83,20 @@ function NoEvaluations({ ns, flag, stats }: { ns: string; flag: Flag; stats: Fla
 function OtherNote({ other }: { other: number }) {
   return (
     <p class="analytics-other muted">
-      Past 10,000 namespace/flag pairs, new flags are counted together as <code>__other__</code> ({formatCount(other)} in this namespace): some of this flag's
+      Past the instance's cap on flag series (<code>metrics.max_flag_series</code>), new flags are counted together as <code>__other__</code> ({formatCount(other)} in this namespace): some of this flag's
       evaluations may be there.
     </p>
   );
 }
+
+const latencyScopeNote = "This instance keeps evaluation latency per namespace: these are all of this namespace's evaluations (metrics.per_flag_latency: true keeps it per flag).";
 
 function Counts({ flag, stats, points }: { flag: Flag; stats: FlagEvaluations; points: Point[] }) {
   const boolean = flag.type === 'BOOLEAN_FLAG_TYPE';
   const answered = stats.outcomes.reduce((sum, o) => sum + o.count, 0);
   const mean = stats.latency.count > 0 ? stats.latency.sumMs / stats.latency.count : null;
   const p95 = quantileBound(stats.latency.buckets, 0.95);
+  const namespaceWide = stats.latency.scope === 'namespace';
   const values = countBy(stats.outcomes, 'value').map((v) => ({
     key: v.key,
     label: v.key === '' ? '(no variant)' : v.key,
@@ -113,12 +116,12 @@ function Counts({ flag, stats, points }: { flag: Flag; stats: FlagEvaluations; p
           <dt>Errors</dt>
           <dd data-stat="errors">{formatCount(stats.errors)}</dd>
         </div>
-        <div class="analytics-stat">
-          <dt>Mean latency</dt>
+        <div class="analytics-stat" title={namespaceWide ? latencyScopeNote : undefined}>
+          <dt>{namespaceWide ? 'Mean latency (namespace)' : 'Mean latency'}</dt>
           <dd data-stat="mean-latency">{mean === null ? '—' : formatMs(mean)}</dd>
         </div>
         <div class="analytics-stat">
-          <dt>95% within</dt>
+          <dt>{namespaceWide ? '95% within (namespace)' : '95% within'}</dt>
           <dd data-stat="p95">{p95 === null ? '—' : formatMs(p95)}</dd>
         </div>
       </dl>
