@@ -1,14 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import autocannon from 'autocannon';
 import { HTTP_SHAPE, matchingContext, seededDatabase } from './seed';
+import { postScript, SERVER_CPUS, wrk } from './wrk';
 
-/**
- * HTTP evaluation throughput: Pennon's POST /evaluate/v1/variant against a bare Fastify JSON
- * POST route, same load generator (autocannon, in this process), same settings, same run,
- * each server in its own process on loopback.
- */
+/** HTTP evaluation cost: Pennon's routes against bare routes of the same shapes, with wrk (httpBench). */
 export interface HttpResult {
   label: string;
   requestsPerSecond: number;
@@ -25,14 +21,8 @@ export function cpuMicros(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-/**
- * BENCH_SERVER_CPUS (e.g. `0`) pins the servers to those CPUs with taskset, so that the load
- * generator — run it pinned elsewhere: `taskset -c 1 npm run bench -- http` — does not share a
- * core with them. taskset execs the server: the child's pid is the server's.
- */
-const PIN = process.env.BENCH_SERVER_CPUS ?? '';
-
-export function startProcess(command: string, args: string[], env: Record<string, string>, pin = PIN): Promise<{ child: ChildProcess; url: string }> {
+/** Starts a server, pinned to `pin`'s CPUs when given (taskset execs it: the child's pid is the server's). */
+export function startProcess(command: string, args: string[], env: Record<string, string>, pin = ''): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolveStart, reject) => {
     const [file, argv] = pin === '' ? [command, args] : ['taskset', ['-c', pin, command, ...args]];
     const child = spawn(file, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -46,30 +36,60 @@ export function startProcess(command: string, args: string[], env: Record<string
   });
 }
 
-async function load(label: string, server: { url: string; child: ChildProcess }, body: string, seconds: number, path = '/evaluate/v1/variant'): Promise<HttpResult> {
-  const options = { url: `${server.url}${path}`, method: 'POST' as const, body, headers: { 'content-type': 'application/json' }, connections: 10 };
-  await autocannon({ ...options, duration: 2 }); // warm-up
-  const cpuBefore = cpuMicros(server.child.pid!);
-  const result = await autocannon({ ...options, duration: seconds });
-  const cpu = cpuMicros(server.child.pid!) - cpuBefore;
+interface Target {
+  label: string;
+  server: { url: string; child: ChildProcess };
+  script: string;
+}
+
+async function load(target: Target, seconds: number): Promise<HttpResult> {
+  const cpuBefore = cpuMicros(target.server.child.pid!);
+  const r = await wrk(target.server.url, target.script, seconds);
+  const cpu = cpuMicros(target.server.child.pid!) - cpuBefore;
   return {
-    cpuMicrosPerRequest: cpu / Math.max(result['2xx'] + result.non2xx, 1),
-    label,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
+    label: target.label,
+    requestsPerSecond: Math.round(r.requests / (r.durationUs / 1e6)),
+    p50: r.p50Us / 1000,
+    p99: r.p99Us / 1000,
+    errors: r.errors,
+    cpuMicrosPerRequest: cpu / Math.max(r.requests, 1),
   };
 }
 
-export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; ratio: number; p99Ratio: number; metricsCost: number; metricsCpuCost: number }> {
-  const { dir, dbUrl } = await seededDatabase(HTTP_SHAPE);
+export interface HttpComparison {
+  /** What is compared: Pennon's route against the bare Fastify and raw node:http routes of the same path. */
+  surface: string;
+  pennon: HttpResult;
+  fastify: HttpResult;
+  raw: HttpResult;
+  /** Bare Fastify's server CPU per request ÷ Pennon's (≥ 1: Pennon costs less). */
+  cpuRatio: number;
+  /** Pennon's p99 ÷ bare Fastify's. */
+  p99Ratio: number;
+}
 
+const median = (xs: HttpResult[]): HttpResult => [...xs].sort((a, b) => a.cpuMicrosPerRequest - b.cpuMicrosPerRequest)[Math.floor(xs.length / 2)];
+
+/**
+ * Pennon's variant, boolean, OFREP and batch (10 flags) routes against a bare Fastify route and a
+ * raw node:http route answering the same shapes (bare-server.ts), and variant with metrics off.
+ * Servers pinned to BENCH_SERVER_CPUS (default core 0), wrk to BENCH_LOAD_CPUS (default 1), 10
+ * connections; every target once per round, rounds alternate, medians of 3 by server CPU per
+ * request (req/s on two cores depends on wrk's share; CPU per request does not).
+ */
+export async function httpBench(seconds = 10): Promise<{ comparisons: HttpComparison[]; noMetrics: HttpResult; metricsCpuCost: number }> {
+  const { dir, dbUrl } = await seededDatabase(HTTP_SHAPE);
   const cli = resolve(__dirname, '../pennon'); // the single executable
   const children: ChildProcess[] = [];
+  const start = async (command: string, args: string[], env: Record<string, string>) => {
+    const server = await startProcess(command, args, env, SERVER_CPUS);
+    children.push(server.child);
+    return server;
+  };
   try {
-    const bare = await startProcess(process.execPath, [resolve(__dirname, 'bare-server.cjs')], {});
-    children.push(bare.child);
+    const bareScript = resolve(__dirname, 'bare-server.cjs');
+    const fastify = await start(process.execPath, [bareScript], { BARE: 'fastify' });
+    const raw = await start(process.execPath, [bareScript], { BARE: 'http' });
     const serverEnv = {
       PENNON_DB_URL: dbUrl,
       PENNON_SERVER_HOST: '127.0.0.1',
@@ -78,34 +98,40 @@ export async function httpBench(seconds = 10): Promise<{ results: HttpResult[]; 
       PENNON_LOG_LEVEL: 'info',
       PENNON_LOG_ENCODING: 'json',
     };
-    const pennon = await startProcess(cli, ['serve'], serverEnv);
-    children.push(pennon.child);
-    // The same server without metrics: what recording them costs the hot path.
-    const unmetered = await startProcess(cli, ['serve'], { ...serverEnv, PENNON_METRICS_ENABLED: 'false' });
-    children.push(unmetered.child);
-    const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1234', context: matchingContext(HTTP_SHAPE) });
-    const booleanBody = JSON.stringify({ namespaceKey: 'default', flagKey: 'bool-0', entityId: 'user-1234', context: matchingContext(HTTP_SHAPE) });
-    // Alternate them, three rounds each, and keep the median round: the machine is noisy.
-    const rounds: { baseline: HttpResult; evaluation: HttpResult; noMetrics: HttpResult; boolean: HttpResult }[] = [];
-    for (let i = 0; i < 3; i++) {
-      const baseline = await load('bare Fastify JSON route', bare, body, seconds);
-      const evaluation = await load('pennon /evaluate/v1/variant (10 rules x 3 constraints)', pennon, body, seconds);
-      const noMetrics = await load('the same with metrics.enabled: false', unmetered, body, seconds);
-      const boolean = await load('pennon /evaluate/v1/boolean (segment rollout, threshold)', pennon, booleanBody, seconds, '/evaluate/v1/boolean');
-      rounds.push({ baseline, evaluation, noMetrics, boolean });
+    const pennon = await start(cli, ['serve'], serverEnv);
+    const unmetered = await start(cli, ['serve'], { ...serverEnv, PENNON_METRICS_ENABLED: 'false' });
+
+    const context = matchingContext(HTTP_SHAPE);
+    const surfaces = [
+      { surface: 'variant', path: '/evaluate/v1/variant', body: { namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1234', context } },
+      { surface: 'boolean', path: '/evaluate/v1/boolean', body: { namespaceKey: 'default', flagKey: 'bool-0', entityId: 'user-1234', context } },
+      { surface: 'OFREP', path: '/ofrep/v1/evaluate/flags/flag-0', body: { context: { ...context, targetingKey: 'user-1234' } } },
+      {
+        surface: 'batch of 10',
+        path: '/evaluate/v1/batch',
+        body: { requests: Array.from({ length: 10 }, (_, i) => ({ namespaceKey: 'default', flagKey: `flag-${i}`, entityId: 'user-1234', context: matchingContext(HTTP_SHAPE, i) })) },
+      },
+    ];
+    const targets = surfaces.map(({ surface, path, body }) => {
+      const script = postScript(dir, surface.replace(/\W/g, '-'), path, JSON.stringify(body));
+      return { surface, pennon: { label: `pennon ${surface}`, server: pennon, script }, fastify: { label: `bare Fastify ${surface}`, server: fastify, script }, raw: { label: `raw node:http ${surface}`, server: raw, script } };
+    });
+    const noMetricsTarget: Target = { label: 'pennon variant, metrics.enabled: false', server: unmetered, script: targets[0].pennon.script };
+    // Warm every server's path once (JIT), then alternate.
+    for (const t of targets) for (const x of [t.pennon, t.fastify, t.raw]) await load(x, 2);
+    await load(noMetricsTarget, 2);
+    const runs = new Map<string, HttpResult[]>();
+    const record = (r: HttpResult) => runs.set(r.label, [...(runs.get(r.label) ?? []), r]);
+    for (let round = 0; round < 3; round++) {
+      for (const t of targets) for (const x of [t.fastify, t.pennon, t.raw]) record(await load(x, seconds));
+      record(await load(noMetricsTarget, seconds));
     }
-    rounds.sort((a, b) => a.evaluation.requestsPerSecond / a.baseline.requestsPerSecond - b.evaluation.requestsPerSecond / b.baseline.requestsPerSecond);
-    const { baseline, evaluation } = rounds[1];
-    const costs = rounds.map((r) => 1 - r.evaluation.requestsPerSecond / r.noMetrics.requestsPerSecond).sort((a, b) => a - b);
-    // The steadier figure: extra server CPU per request with metrics on.
-    const cpuCosts = rounds.map((r) => r.evaluation.cpuMicrosPerRequest / r.noMetrics.cpuMicrosPerRequest - 1).sort((a, b) => a - b);
-    return {
-      results: [baseline, evaluation, rounds[1].noMetrics, [...rounds].sort((a, b) => a.boolean.requestsPerSecond - b.boolean.requestsPerSecond)[1].boolean],
-      ratio: evaluation.requestsPerSecond / baseline.requestsPerSecond,
-      p99Ratio: evaluation.p99 / Math.max(baseline.p99, 1),
-      metricsCost: costs[1],
-      metricsCpuCost: cpuCosts[1],
-    };
+    const comparisons = targets.map((t) => {
+      const [p, f, r] = [t.pennon, t.fastify, t.raw].map((x) => median(runs.get(x.label)!));
+      return { surface: t.surface, pennon: p, fastify: f, raw: r, cpuRatio: f.cpuMicrosPerRequest / p.cpuMicrosPerRequest, p99Ratio: p.p99 / f.p99 };
+    });
+    const noMetrics = median(runs.get(noMetricsTarget.label)!);
+    return { comparisons, noMetrics, metricsCpuCost: comparisons[0].pennon.cpuMicrosPerRequest / noMetrics.cpuMicrosPerRequest - 1 };
   } finally {
     for (const child of children) child.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });

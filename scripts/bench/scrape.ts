@@ -1,9 +1,10 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { get } from 'node:http';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { cpuMicros, startProcess } from './http';
 import { seededDatabase, type SeedShape } from './seed';
+import { customScript, LOAD_CPUS, SERVER_CPUS, wrk } from './wrk';
 
 /**
  * What a Prometheus scrape costs evaluations (issue 15, item 1): p99 evaluation latency with
@@ -21,8 +22,6 @@ import { seededDatabase, type SeedShape } from './seed';
  * BENCH_BINARY runs another build of `pennon` (e.g. an older one, for a before/after).
  */
 const SHAPE: SeedShape = { namespace: 'default', flags: 10_000, booleanFlags: 0, rulesPerFlag: 1, constraintsPerSegment: 1, segments: 10 };
-const SERVER_CPUS = process.env.BENCH_SERVER_CPUS ?? '0';
-const LOAD_CPUS = process.env.BENCH_LOAD_CPUS ?? '1';
 const PACE_MS = Number(process.env.BENCH_PACE_MS ?? 4);
 
 export interface ScrapeRound {
@@ -40,37 +39,17 @@ export interface ScrapeRound {
 
 /** Each request evaluates the next flag (wrk's Lua), so every flag keeps its series moving. */
 function wrkScript(dir: string): string {
-  const file = join(dir, 'rotate.lua');
-  writeFileSync(
-    file,
+  return customScript(
+    dir,
+    'rotate',
     `local i = 0
 local headers = { ["Content-Type"] = "application/json" }
 request = function()
   i = (i + 1) % ${SHAPE.flags}
   return wrk.format("POST", "/evaluate/v1/variant", headers, '{"namespaceKey":"default","flagKey":"flag-' .. i .. '","entityId":"user-' .. i .. '","context":{"plan":"plan-1"}}')
 end
-${PACE_MS > 0 ? `delay = function() return ${PACE_MS} end
-` : ''}done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format("RESULT %d %d %d %d %d %d\\n", summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), latency.max, e.connect + e.read + e.write + e.status + e.timeout))
-end
-`,
+${PACE_MS > 0 ? `delay = function() return ${PACE_MS} end` : ''}`,
   );
-  return file;
-}
-
-function wrk(url: string, script: string, seconds: number): Promise<{ requests: number; durationUs: number; p50Us: number; p99Us: number; maxUs: number; errors: number }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn('taskset', ['-c', LOAD_CPUS, 'wrk', '-t1', '-c16', `-d${seconds}s`, '-s', script, url], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('exit', (code) => {
-      const m = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(out);
-      if (code !== 0 || !m) return reject(new Error(`wrk exited with ${code}: ${out}`));
-      const [requests, durationUs, p50Us, p99Us, maxUs, errors] = m.slice(1).map(Number);
-      resolveRun({ requests, durationUs, p50Us, p99Us, maxUs, errors });
-    });
-  });
 }
 
 /**
@@ -117,7 +96,7 @@ function scraper(url: string): { stop(): Promise<{ scrapes: number; ms: number; 
 async function round(server: { url: string; child: ChildProcess }, script: string, seconds: number, scraped: boolean): Promise<ScrapeRound> {
   const cpuBefore = cpuMicros(server.child.pid!);
   const scraping = scraped ? scraper(server.url) : null;
-  const r = await wrk(server.url, script, seconds);
+  const r = await wrk(server.url, script, seconds, 16);
   const s = (await scraping?.stop()) ?? { scrapes: 0, ms: 0, bytes: 0 };
   const cpu = cpuMicros(server.child.pid!) - cpuBefore;
   return {
@@ -151,7 +130,7 @@ export async function scrapeBench(seconds = 10): Promise<{ unscraped: ScrapeRoun
   try {
     server = await startProcess(binary, ['serve'], { PENNON_DB_URL: dbUrl, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'info', PENNON_LOG_ENCODING: 'json', ...serverEnv() }, SERVER_CPUS);
     const script = wrkScript(dir);
-    await wrk(server.url, script, 5); // warm-up: every flag evaluated, so every flag has its series
+    await wrk(server.url, script, 5, 16); // warm-up: every flag evaluated, so every flag has its series
     const rounds: ScrapeRound[] = [];
     for (let i = 0; i < 3; i++) {
       rounds.push(await round(server, script, seconds, false));
