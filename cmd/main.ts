@@ -55,4 +55,7 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-void main(process.argv);
+// A worker of `serve`'s cluster is given the command line in its environment: its own argv
+// depends on how it was started (a single executable is passed its own path twice).
+const workerArgs = process.env.PENNON_WORKER_ARGS;
+void main(workerArgs === undefined ? process.argv : [process.argv[0], 'pennon', ...(JSON.parse(workerArgs) as string[])]);

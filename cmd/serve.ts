@@ -1,4 +1,4 @@
-import { constants } from 'node:os';
+import { availableParallelism, constants } from 'node:os';
 import type { Command } from 'commander';
 import type { RunningService } from '../internal/service';
 import { configFrom, fail, type GlobalOptions } from './common';
@@ -11,9 +11,18 @@ export function serveCommand(program: Command): void {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
         const { config, warnings } = await configFrom(globals);
-        const [{ compose, startService }, { createLogger }] = await Promise.all([import('../internal/service'), import('../internal/telemetry')]);
-        const logger = createLogger(config.log);
-        for (const warning of warnings) logger.warn(warning);
+        const [{ compose, startService, superviseWorkers, workerRole }, { createLogger }] = await Promise.all([import('../internal/service'), import('../internal/telemetry')]);
+        const role = workerRole();
+        const workers = config.server.workers === 0 ? availableParallelism() : config.server.workers;
+        if (!role && workers > 1) {
+          // This process supervises the workers; each of them runs this command again as a worker.
+          const logger = createLogger(config.log);
+          for (const warning of warnings) logger.warn(warning);
+          superviseWorkers({ workers, logger, args: process.argv.slice(2) });
+          return;
+        }
+        const logger = role ? createLogger(config.log).child({ worker: role.index }) : createLogger(config.log);
+        if (!role) for (const warning of warnings) logger.warn(warning);
 
         let service: RunningService | undefined;
         const starting = new AbortController();
@@ -44,9 +53,19 @@ export function serveCommand(program: Command): void {
         };
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
+        // The supervisor's stop is a first signal however often it is asked (a terminal's Ctrl-C
+        // reaches the workers too, and that must not count twice).
+        role?.onStop(() => {
+          if (signals > 0) return;
+          signals = 1;
+          logger.info('shutting down (asked by the supervisor)');
+          if (service) void stopAndExit();
+          else starting.abort();
+        });
 
         try {
-          service = await startService(await compose(config, { logger }), { signal: starting.signal });
+          service = await startService(await compose(config, { logger, worker: role }), { signal: starting.signal });
+          role?.ready();
         } catch (err) {
           // Asked to stop while waiting for the database: nothing was served, a clean exit.
           if (err instanceof Error && err.name === 'StartCancelled') process.exit(0);

@@ -58,6 +58,11 @@ const server = z.strictObject({
   max_body_bytes: z.number().int().min(1024).default(1024 * 1024),
   /** Largest document stream the bulk import route accepts (bytes): a whole export, so its own limit. */
   max_import_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+  /**
+   * Pennon's own: processes `serve` runs, sharing the listening ports (node:cluster); 0 = one per
+   * core (the default), 1 = a single process.
+   */
+  workers: z.number().int().min(0).max(256).default(0),
 });
 
 const db = z.strictObject({

@@ -39,5 +39,5 @@ export function measured(
  * event loop; a slow scraper is paced by the socket.
  */
 export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
-  serve(app, 'Metrics', async (_request, reply) => reply.type(metrics.contentType).send(Readable.from(metrics.scrape(), { objectMode: false })));
+  serve(app, 'Metrics', async (_request, reply) => reply.type(metrics.contentType).send(Readable.from(metrics.served(), { objectMode: false })));
 }

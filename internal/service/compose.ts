@@ -11,6 +11,7 @@ import type { Metrics } from '../telemetry';
 import type { Tracing } from '../telemetry/tracing';
 import type { WebhookService } from '../webhook';
 import { CloseHooks, type CloseHook } from './close-hooks';
+import { relayWebhookSyncs, type WorkerRole } from './cluster-worker';
 import { openExistingStore, openPreparedStore, openStore, type OpenedStore } from './database';
 
 /**
@@ -36,6 +37,8 @@ export interface CommandDeps {
 export interface ServiceDeps {
   logger: Logger;
   clock?: Clock;
+  /** Set in a worker of `serve`'s cluster (server.workers > 1): how it reaches the others. */
+  worker?: WorkerRole | null;
 }
 
 export interface DatabaseServices {
@@ -84,7 +87,7 @@ export async function compose(config: Config, deps: CommandDeps | ServiceDeps): 
   const clock = deps.clock ?? systemClock();
   const hooks = new CloseHooks('logger' in deps ? deps.logger : undefined);
   try {
-    return 'only' in deps ? await composeCommand(config, clock, deps, hooks) : await composeService(config, clock, deps.logger, hooks);
+    return 'only' in deps ? await composeCommand(config, clock, deps, hooks) : await composeService(config, clock, deps.logger, hooks, deps.worker ?? null);
   } catch (err) {
     // What was built before the failure is closed; the failure is what the caller hears of.
     await hooks.close().catch(() => undefined);
@@ -112,7 +115,7 @@ async function composeCommand(config: Config, clock: Clock, deps: CommandDeps, h
   return deps.only === 'tokens' ? { ...database, ...tokenServices(database.store, clock, null) } : database;
 }
 
-async function composeService(config: Config, clock: Clock, logger: Logger, hooks: CloseHooks): Promise<Services> {
+async function composeService(config: Config, clock: Clock, logger: Logger, hooks: CloseHooks, worker: WorkerRole | null): Promise<Services> {
   const [parts, { startTracing }, { HealthState }, { Metrics }, { linkInstances, SharedSnapshotSource }, { SnapshotCache }, { webhookService }] = await Promise.all([
     import('./parts'),
     import('../telemetry/tracing'),
@@ -142,6 +145,11 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   if (metrics) {
     hooks.add('evaluation metrics', metrics.recordEvaluations());
     if (connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
+    // In a cluster, a scrape of any worker answers for every worker.
+    if (worker) {
+      worker.renderWith(() => metrics.text());
+      metrics.combineWith(() => worker.combinedScrape());
+    }
   }
 
   const { cache, redis } = parts.openCache(config, logger, metrics);
@@ -163,15 +171,19 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   const environments = await parts.openEnvironments(config, logger, metrics);
   if (environments) hooks.add('git environments', () => environments.stop());
   const sources = await parts.flagSources(config, { store, snapshots }, environments);
-  const webhook = environments && parts.webhookLicensed(config, logger, clock) ? webhookService({ environments: environments.environments, metrics, logger }) : null;
+  // In a cluster, a delivery's fetch happens in every worker (each holds its own repository copy).
+  const webhookEnvironments = environments && (worker ? relayWebhookSyncs(environments.environments, worker.bus) : environments.environments);
+  const webhook = webhookEnvironments && parts.webhookLicensed(config, logger, clock) ? webhookService({ environments: webhookEnvironments, metrics, logger }) : null;
 
   const tokens = config.authentication.methods.token;
   const startup: StartStep[] = [];
   if (breaker) startup.push({ name: 'database probe', start: () => breaker.start() });
-  // Writes and revocations reach the other instances through Redis, and theirs reach this one.
-  if (redis) {
+  // Writes and revocations reach the other instances through Redis, and theirs reach this one;
+  // without Redis, the other workers of this `serve` through their supervisor.
+  const bus = redis ?? worker?.bus ?? null;
+  if (bus) {
     const link = {
-      bus: redis,
+      bus,
       local: { onChange: store.onChange.bind(store), onRevoke: authenticator.onRevoke.bind(authenticator) },
       remote: {
         changed: (change: Change) => {
@@ -188,7 +200,8 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   if (tokens.enabled) {
     // Several instances starting together create one: under the database's cross-process lock.
     startup.push({ name: 'bootstrap token', start: () => connection.withMigrationLock(() => bootstrapToken(auth, tokens, logger)) });
-    startup.push({ name: 'token cleanup', start: () => startCleanup(auth, tokens.cleanup, logger) });
+    // Once per service: in a cluster, the leader cleans up.
+    if (!worker || worker.leader) startup.push({ name: 'token cleanup', start: () => startCleanup(auth, tokens.cleanup, logger) });
   }
   startup.push({
     name: 'snapshot poller',

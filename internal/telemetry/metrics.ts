@@ -117,6 +117,7 @@ export class Metrics implements CacheCounters {
   private readonly httpSeries = new Map<string, HttpSeries>();
 
   private readonly perFlagLatency: boolean;
+  private combined: (() => Promise<string>) | null = null;
 
   constructor(readonly namespace = 'service', options: MetricsOptions = {}) {
     this.limits = { maxFlagSeries: options.maxFlagSeries ?? DEFAULT_SERIES_LIMITS.maxFlagSeries, maxNamespaceSeries: options.maxNamespaceSeries ?? DEFAULT_SERIES_LIMITS.maxNamespaceSeries };
@@ -161,6 +162,22 @@ export class Metrics implements CacheCounters {
         await nextTurn();
       }
     }
+  }
+
+  /**
+   * In a cluster of workers (`server.workers` > 1), where a scrape of any worker answers for all
+   * of them: the source of the combined text (service/cluster.ts asks every worker for `text()`
+   * and merges them with merge-scrapes.ts, in the supervisor, off the workers' event loops).
+   */
+  combineWith(source: () => Promise<string>): void {
+    this.combined = source;
+  }
+
+  /** What `/metrics` answers: this process's scrape, or every worker's combined. */
+  async *served(): AsyncGenerator<string> {
+    if (!this.combined) return yield* this.scrape();
+    const text = await this.combined();
+    for (let at = 0; at < text.length; at += SLICE_CHARS) yield text.slice(at, at + SLICE_CHARS);
   }
 
   /** The whole scrape as one string (tests, small registries). */

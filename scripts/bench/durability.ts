@@ -32,7 +32,7 @@ const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Ma
 async function creates(dbUrl: string): Promise<number[]> {
   let server: { url: string; child: ChildProcess } | undefined;
   try {
-    server = await startProcess(BIN, ['serve'], { PENNON_DB_URL: dbUrl, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'info', PENNON_LOG_ENCODING: 'json' }, '');
+    server = await startProcess(BIN, ['serve'], { PENNON_DB_URL: dbUrl, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'info', PENNON_LOG_ENCODING: 'json', PENNON_SERVER_WORKERS: '1' }, '');
     const times: number[] = [];
     for (let i = 0; i < 1000; i++) {
       const started = performance.now();

@@ -96,6 +96,7 @@ export async function httpBench(seconds = 10): Promise<{ comparisons: HttpCompar
       PENNON_SERVER_HTTP_PORT: '0',
       PENNON_SERVER_GRPC_PORT: '0', // two servers run at once: each its own gRPC health port
       PENNON_LOG_LEVEL: 'info',
+      PENNON_SERVER_WORKERS: '1', // one process on one core: the bare routes' terms
       PENNON_LOG_ENCODING: 'json',
     };
     const pennon = await start(cli, ['serve'], serverEnv);

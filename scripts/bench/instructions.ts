@@ -25,6 +25,7 @@ async function instructions(bundle: string, dbUrl: string, metrics: boolean, req
       PENNON_SERVER_HTTP_PORT: '0',
       PENNON_SERVER_GRPC_PORT: '0',
       PENNON_LOG_LEVEL: 'info',
+      PENNON_SERVER_WORKERS: '1', // one process: its instructions are the request's
       PENNON_LOG_ENCODING: 'json',
       PENNON_METRICS_ENABLED: String(metrics),
     },

@@ -5,11 +5,12 @@ import { instructionBench } from './instructions';
 import { rebuildBench } from './rebuild';
 import { scrapeBench } from './scrape';
 import { startupBench } from './startup';
+import { workersBench } from './workers';
 
 /**
  * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
- * Select with arguments: evaluator, rebuild, http, startup, scrape, durability (default: all),
+ * Select with arguments: evaluator, rebuild, http, startup, scrape, workers, durability (default: all),
  * and instructions (only when named: it runs the server under valgrind for ~10 minutes).
  */
 async function main(): Promise<void> {
@@ -52,6 +53,12 @@ async function main(): Promise<void> {
       console.log(`${(x.scraped ? 'scraped every second' : 'not scraped').padEnd(22)} ${String(x.requestsPerSecond).padStart(7)} req/s  p50 ${x.p50Ms.toFixed(2)} ms  p99 ${x.p99Ms.toFixed(2)} ms  max ${x.maxMs.toFixed(1)} ms  server CPU ${x.cpuMicrosPerRequest.toFixed(1)} µs/req  errors ${x.errors}${scrapes}`);
     }
     console.log(`p99 ratio ${r.p99Ratio.toFixed(2)}   throughput ratio ${r.throughputRatio.toFixed(3)}   server CPU per request ratio ${r.cpuRatio.toFixed(3)} (median rounds)`);
+  }
+  if (want('workers')) {
+    console.log('\n## serve with 1 process against 2 workers (server.workers), wrk sharing the cores (target: ≥ 1.3× throughput)');
+    const { one, two, throughputRatio } = await workersBench(Number(process.env.BENCH_SECONDS ?? 10));
+    for (const r of [one, two]) console.log(`${String(r.workers).padStart(2)} worker(s)  ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms  server CPU ${r.cpuMicrosPerRequest.toFixed(1)} µs/req (all processes)  errors ${r.errors}`);
+    console.log(`throughput ratio ${throughputRatio.toFixed(2)} (medians of 3 alternating rounds)`);
   }
   if (want('durability')) {
     console.log('\n## SQLite synchronous=FULL (default) against NORMAL: 1,000 sequential flag creates over HTTP, import of 10,000 flags');

@@ -128,7 +128,7 @@ export async function scrapeBench(seconds = 10): Promise<{ unscraped: ScrapeRoun
   const binary = process.env.BENCH_BINARY ?? resolve(__dirname, '../pennon');
   let server: { url: string; child: ChildProcess } | undefined;
   try {
-    server = await startProcess(binary, ['serve'], { PENNON_DB_URL: dbUrl, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'info', PENNON_LOG_ENCODING: 'json', ...serverEnv() }, SERVER_CPUS);
+    server = await startProcess(binary, ['serve'], { PENNON_DB_URL: dbUrl, PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'info', PENNON_LOG_ENCODING: 'json', PENNON_SERVER_WORKERS: '1', ...serverEnv() }, SERVER_CPUS);
     const script = wrkScript(dir);
     await wrk(server.url, script, 5, 16); // warm-up: every flag evaluated, so every flag has its series
     const rounds: ScrapeRound[] = [];

@@ -51,9 +51,11 @@ function luaString(text: string): string {
   return `[${level}[${text}]${level}]`;
 }
 
-export function wrk(url: string, script: string, seconds: number, connections = 10): Promise<WrkResult> {
+/** `cpus`: where wrk runs ('' = anywhere, with two threads). */
+export function wrk(url: string, script: string, seconds: number, connections = 10, cpus = LOAD_CPUS): Promise<WrkResult> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn('taskset', ['-c', LOAD_CPUS, 'wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '-s', script, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const args = ['wrk', cpus === '' ? '-t2' : '-t1', `-c${connections}`, `-d${seconds}s`, '-s', script, url];
+    const child = cpus === '' ? spawn(args[0], args.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn('taskset', ['-c', cpus, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('exit', (code) => {
