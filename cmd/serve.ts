@@ -1,6 +1,8 @@
 import { availableParallelism, constants } from 'node:os';
 import type { Command } from 'commander';
 import type { RunningService } from '../internal/service';
+import type { Config } from '../internal/config';
+import type { compose as Compose } from '../internal/service';
 import { configFrom, fail, type GlobalOptions } from './common';
 
 export function serveCommand(program: Command): void {
@@ -18,7 +20,7 @@ export function serveCommand(program: Command): void {
           // This process supervises the workers; each of them runs this command again as a worker.
           const logger = createLogger(config.log);
           for (const warning of warnings) logger.warn(warning);
-          superviseWorkers({ workers, logger, args: process.argv.slice(2) });
+          superviseWorkers({ workers, logger, args: process.argv.slice(2), afterStop: () => foldSqliteWal(config, compose) });
           return;
         }
         const logger = role ? createLogger(config.log).child({ worker: role.index }) : createLogger(config.log);
@@ -64,7 +66,7 @@ export function serveCommand(program: Command): void {
         });
 
         try {
-          service = await startService(await compose(config, { logger, worker: role }), { signal: starting.signal });
+          service = await startService(await compose(config, { logger, worker: role }), { signal: starting.signal, listenWhenReady: role?.listenWhenReady });
           role?.ready();
         } catch (err) {
           // Asked to stop while waiting for the database: nothing was served, a clean exit.
@@ -77,4 +79,17 @@ export function serveCommand(program: Command): void {
         fail(err, globals);
       }
     });
+}
+
+/**
+ * SQLite folds its write-ahead log back into the database file when its last connection closes —
+ * unless two workers close at once, each seeing the other. So the supervisor opens and closes the
+ * database once after they have all gone: the file alone is then the whole database (a copy of it
+ * after a stop is a backup).
+ */
+async function foldSqliteWal(config: Config, compose: typeof Compose): Promise<void> {
+  const { databaseUrl } = await import('../internal/service');
+  if (!/^(file|sqlite3?):/.test(databaseUrl(config.db))) return;
+  const database = await compose(config, { only: 'database', database: 'as-is' });
+  await database.close();
 }

@@ -7,6 +7,8 @@ export const WORKER_INDEX = 'PENNON_WORKER_INDEX';
  * it was started (a single executable gets its path twice), so cmd/main.ts reads these instead.
  */
 export const WORKER_ARGS = 'PENNON_WORKER_ARGS';
+/** '1' when other workers serve already: this one opens the ports only once it is ready. */
+export const WORKER_LISTENS_WHEN_READY = 'PENNON_WORKER_LISTENS_WHEN_READY';
 
 export type FromWorker =
   /** The worker serves (its health is SERVING). */

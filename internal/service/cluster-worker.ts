@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import type { Broadcast } from '../cache';
 import type { WebhookEnvironment } from '../webhook';
-import { WORKER_INDEX, type FromWorker, type ToWorker } from './cluster-messages';
+import { WORKER_INDEX, WORKER_LISTENS_WHEN_READY, type FromWorker, type ToWorker } from './cluster-messages';
 
 /**
  * This process's part in a cluster of workers (cluster.ts), or null when it is not a worker. The
@@ -13,6 +13,8 @@ export interface WorkerRole {
   index: number;
   /** Worker 0: runs the jobs that must run once (token cleanup). */
   leader: boolean;
+  /** Other workers serve already: open the ports only once ready (serve.ts's listenWhenReady). */
+  listenWhenReady: boolean;
   bus: Broadcast;
   /** Every worker's scrape, combined by the supervisor. */
   combinedScrape(): Promise<string>;
@@ -62,6 +64,7 @@ export function workerRole(): WorkerRole | null {
   return {
     index,
     leader: index === 0,
+    listenWhenReady: process.env[WORKER_LISTENS_WHEN_READY] === '1',
     bus: {
       publish: (text) => say({ pennon: 'broadcast', text }),
       subscribe: (handler) => void subscribers.push(handler),

@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { constants } from 'node:os';
 import type { Logger } from 'pino';
 import { mergeScrapes } from '../telemetry';
-import { WORKER_ARGS, WORKER_INDEX, type FromWorker, type ToWorker } from './cluster-messages';
+import { WORKER_ARGS, WORKER_INDEX, WORKER_LISTENS_WHEN_READY, type FromWorker, type ToWorker } from './cluster-messages';
 
 /**
  * `serve` with `server.workers` > 1: this process supervises the workers and serves nothing
@@ -24,6 +24,8 @@ export interface SupervisorOptions {
   logger: Logger;
   /** The command line's arguments after the executable (`serve --config …`), given to each worker. */
   args: readonly string[];
+  /** Run once every worker has exited on a stop, before the supervisor exits (e.g. fold SQLite's WAL back). */
+  afterStop?: () => Promise<void>;
 }
 
 /** How long a scrape waits for the workers' own scrapes; a worker that has not answered by then is left out. */
@@ -61,7 +63,10 @@ export function superviseWorkers(options: SupervisorOptions): void {
   };
 
   const fork = (index: number, restartDelayMs = RESTART_FIRST_MS): void => {
-    const worker = cluster.fork({ [WORKER_INDEX]: String(index), [WORKER_ARGS]: JSON.stringify(options.args) });
+    // While another worker serves, a new one opens the ports only once ready: no connection is
+    // handed to it that it would answer "starting".
+    const othersServe = slots.some((s) => s !== undefined && s.ready && !s.worker.isDead());
+    const worker = cluster.fork({ [WORKER_INDEX]: String(index), [WORKER_ARGS]: JSON.stringify(options.args), [WORKER_LISTENS_WHEN_READY]: othersServe ? '1' : '' });
     const slot: Slot = { index, worker, ready: false, restartDelayMs };
     slots[index] = slot;
     worker.on('message', (message: FromWorker) => onMessage(slot, message));
@@ -120,7 +125,7 @@ export function superviseWorkers(options: SupervisorOptions): void {
     const exitCode = code ?? 128 + (signal ? (constants.signals[signal as NodeJS.Signals] ?? 15) : 15);
     if (stopping) {
       exitCodes.push(exitCode);
-      if (live().length === 0) process.exit(Math.max(0, ...exitCodes));
+      if (live().length === 0) void exit(Math.max(0, ...exitCodes));
       return;
     }
     if (!slot.ready) {
@@ -141,8 +146,17 @@ export function superviseWorkers(options: SupervisorOptions): void {
     stopping = true;
     exitCodes.push(atLeast);
     const running = live();
-    if (running.length === 0) process.exit(atLeast);
+    if (running.length === 0) return void exit(atLeast);
     for (const s of running) send(s.worker, { pennon: 'stop' });
+  };
+
+  const exit = async (code: number): Promise<void> => {
+    try {
+      await options.afterStop?.();
+    } catch (err) {
+      logger.warn({ err }, 'the last step after the workers stopped failed');
+    }
+    process.exit(code);
   };
 
   let signals = 0;

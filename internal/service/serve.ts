@@ -11,6 +11,11 @@ export { StartCancelled };
 export interface StartOptions {
   /** Aborting it while the service waits for its database at start ends the start (StartCancelled). */
   signal?: AbortSignal;
+  /**
+   * Open the ports only once ready (a worker starting while others serve: it takes no connection
+   * it would answer "starting"). Otherwise they open first and answer NOT_SERVING meanwhile.
+   */
+  listenWhenReady?: boolean;
 }
 
 export interface RunningService {
@@ -43,16 +48,9 @@ export async function startService(services: Services, options: StartOptions = {
   const { config, logger, health, connection } = services;
   let app: FastifyInstance | undefined;
   try {
-    const grpc = await startGrpcHealth(health, config.server.host, config.server.grpc_port, logger);
-    services.onClose('grpc health', () => grpc.close());
     app = await buildApp(services);
-    await app.listen({ host: config.server.host, port: config.server.http_port }).catch((err: { code?: string }) => {
-      throw err.code === 'EADDRINUSE' ? new Error(`server.http_port ${config.server.http_port} on ${config.server.host} is in use (EADDRINUSE)`) : err;
-    });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.server.http_port;
-    const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const listening = listen(services, app);
+    const ports = options.listenWhenReady ? null : await listening();
 
     const { applied } = await whenReachable(() => prepareSchema(connection), {
       connection,
@@ -67,8 +65,9 @@ export async function startService(services: Services, options: StartOptions = {
       const stop = await step.start();
       if (stop) services.onClose(step.name, stop);
     }
+    const { url, grpcPort } = ports ?? (await listening());
     health.ready();
-    logger.info({ url, grpcPort: grpc.port, database: connection.describe }, 'pennon is serving');
+    logger.info({ url, grpcPort, database: connection.describe }, 'pennon is serving');
     const server = app;
 
     let stopping: Promise<DrainReport> | undefined;
@@ -84,11 +83,27 @@ export async function startService(services: Services, options: StartOptions = {
           await services.close();
         }
       })());
-    return { app, store: services.store, services, url, grpcPort: grpc.port, environments: services.environments, stop };
+    return { app, store: services.store, services, url, grpcPort, environments: services.environments, stop };
   } catch (err) {
     health.drain();
     await app?.close();
     await services.close().catch((closing: unknown) => logger.error({ err: closing }, 'closing after a failed start failed'));
     throw err;
   }
+}
+
+/** Opens the gRPC health service and the HTTP listener; the HTTP server's URL and the gRPC port. */
+function listen(services: Services, app: FastifyInstance): () => Promise<{ url: string; grpcPort: number }> {
+  const { config, health, logger } = services;
+  return async () => {
+    const grpc = await startGrpcHealth(health, config.server.host, config.server.grpc_port, logger);
+    services.onClose('grpc health', () => grpc.close());
+    await app.listen({ host: config.server.host, port: config.server.http_port }).catch((err: { code?: string }) => {
+      throw err.code === 'EADDRINUSE' ? new Error(`server.http_port ${config.server.http_port} on ${config.server.host} is in use (EADDRINUSE)`) : err;
+    });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.server.http_port;
+    const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
+    return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, grpcPort: grpc.port };
+  };
 }

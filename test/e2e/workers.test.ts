@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -109,14 +109,21 @@ describe('pennon serve with worker processes (the built executable)', () => {
     expect((await fresh(port, 'POST', '/api/v1/namespaces/default/flags', { key: 'on', name: 'On', type: 'BOOLEAN_FLAG_TYPE', enabled: true })).status).toBe(200);
     const [victim, survivor] = childrenOf(child!.pid!);
     process.kill(victim, 'SIGKILL');
-    // Answered throughout (the survivor takes every connection until the replacement serves).
-    for (let i = 0; i < 10; i++) expect((await fresh(port, 'POST', '/evaluate/v1/boolean', { flagKey: 'on', entityId: 'e' })).status).toBe(200);
+    // Answered throughout: the survivor takes every connection, and the replacement none until
+    // it serves (it opens the ports only once ready: never a "starting" 503).
+    const statuses = new Set<number>();
+    let answered = 0;
+    while ((output.match(/"msg":"pennon is serving"/g) ?? []).length < 3 || answered < 10) {
+      statuses.add((await fresh(port, 'POST', '/evaluate/v1/boolean', { flagKey: 'on', entityId: 'e' })).status);
+      answered++;
+      if (answered > 5000) throw new Error(`the replacement did not serve: ${output}`);
+    }
+    expect([...statuses]).toEqual([200]);
     await until(() => childrenOf(child!.pid!).length === 2, 'a replacement worker runs', 10_000);
     const now = childrenOf(child!.pid!);
     expect(now).toContain(survivor);
     expect(now).not.toContain(victim);
     expect(output).toMatch(/a worker process died: starting another/);
-    await until(async () => (output.match(/"msg":"pennon is serving"/g) ?? []).length === 3, 'the replacement serves', 10_000);
     for (let i = 0; i < 10; i++) expect((await fresh(port, 'POST', '/evaluate/v1/boolean', { flagKey: 'on', entityId: 'e' })).status).toBe(200);
   });
 
@@ -134,6 +141,8 @@ describe('pennon serve with worker processes (the built executable)', () => {
     const result = await child!;
     expect(result.exitCode).toBe(0);
     for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow(); // gone
+    // The supervisor folded SQLite's write-ahead log back once the workers had gone: the file is the whole database.
+    expect(existsSync(join(dir, 'pennon.db-wal'))).toBe(false);
   });
 
   it('jobs that must run once run in the leader (worker 0) only: token cleanup', async () => {

@@ -40,6 +40,8 @@ export interface ServerOptions {
   logger?: Logger;
   /** Aborting it while the server waits for its database ends the start (it rejects with StartCancelled). */
   signal?: AbortSignal;
+  /** As a worker starting while others serve: the ports open only once ready. */
+  listenWhenReady?: boolean;
 }
 
 /** The back end the API suites run on: PENNON_TEST_BACKEND (a vitest project sets it). */
@@ -92,7 +94,7 @@ export async function startServer(env: Record<string, string> = {}, options: Ser
       },
     });
     const services = await compose(config, { logger: options.logger ?? silentLogger(), clock: options.clock });
-    const service = await startService(services, { signal: options.signal });
+    const service = await startService(services, { signal: options.signal, listenWhenReady: options.listenWhenReady });
     return {
       url: service.url,
       config,

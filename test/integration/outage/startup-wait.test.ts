@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeOnExternal, type CreatedDatabase } from '../../support/backends';
-import { freePort, pennon } from '../../support/cli';
+import { freePort, pennon, refusesConnections } from '../../support/cli';
 import { FaultProxy } from '../../support/fault-proxy';
 import { startServer, type TestServer } from '../../support/server';
 import { until } from '../../support/wait';
@@ -44,6 +44,23 @@ describeOnExternal(['postgres', 'mysql'], 'start-up with $name accepting connect
       expect(health.status).toBe(503);
       expect(await health.json()).toEqual({ status: 'NOT_SERVING', problems: ['starting', expect.stringMatching(/^database unavailable \(\w+\) since .*: waiting for it$/)] });
 
+      await proxy.set('pass');
+      server = await starting;
+      expect(await fetch(`${server.url}/health`).then((res) => res.json())).toEqual({ status: 'SERVING' });
+    } finally {
+      await (server ?? (await starting.catch(() => undefined)))?.stop();
+    }
+  });
+
+  it('a worker starting while others serve (listenWhenReady) opens no port until it is ready: no connection gets "starting"', async () => {
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const port = await freePort();
+    const starting = startServer({ PENNON_DB_URL: proxy.rewrite(database.url), PENNON_DB_CONNECT_TIMEOUT: '1s', PENNON_SERVER_HTTP_PORT: String(port) }, { logger, listenWhenReady: true });
+    let server: TestServer | undefined;
+    try {
+      await until(() => lines.some((l) => l.msg === WAITING), 'the wait is logged', 15_000);
+      expect(await refusesConnections(port)).toBe(true); // the other workers take every connection meanwhile
       await proxy.set('pass');
       server = await starting;
       expect(await fetch(`${server.url}/health`).then((res) => res.json())).toEqual({ status: 'SERVING' });

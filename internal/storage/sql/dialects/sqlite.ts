@@ -95,6 +95,9 @@ export function openSqlite(url: string, statementTimeoutMs = DEFAULT_STATEMENT_T
     withMigrationLock: async (fn) => fn(), // one process owns the file
     close: async () => {
       await db.destroy();
+      // Kysely hands the driver the handle at its first query: without one, destroy leaves it
+      // open, and a handle never closed leaves the write-ahead log beside the file.
+      if (raw.open) raw.close();
     },
   };
 }
