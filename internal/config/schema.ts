@@ -123,6 +123,11 @@ const authentication = z.strictObject({
 const evaluation = z.strictObject({
   /** How often an instance checks the database for writes made elsewhere (the bound on staleness). */
   refresh_interval: duration('1s'),
+  /**
+   * Pennon's own: the namespaces whose snapshots are loaded before health says SERVING (so the
+   * first evaluation costs what the thousandth does); empty = every namespace.
+   */
+  warm_namespaces: z.array(z.string()).default([]),
 });
 
 /**

@@ -26,6 +26,7 @@ import { healthLane } from './health-lane';
 import { Drain } from './drain';
 import { authRoutes } from './routes/auth';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
+import { SnapshotBodies } from './routes/snapshot-body';
 import { evaluationRoutes } from './routes/evaluate';
 import { installMetrics, measured } from './http-metrics';
 import { healthRoutes } from './routes/health';
@@ -145,10 +146,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The evaluation hot path: its own scope, without the management hooks.
   await app.register(async (scope) => evaluationRoutes(scope, sources));
   await app.register(async (scope) => ofrepRoutes(scope, sources, { cacheEnabled: deps.config.cache.enabled, cacheTtlMs: deps.config.cache.ttl }, errors));
-  await app.register(async (scope) => {
-    await scope.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });
-    clientSnapshotRoutes(scope, sources);
-  });
+  // The client snapshot compresses its own bodies, once per snapshot (routes/snapshot-body.ts).
+  const snapshotBodies = new SnapshotBodies();
+  app.decorate('snapshotBodies', snapshotBodies);
+  await app.register(async (scope) => clientSnapshotRoutes(scope, sources, snapshotBodies));
   // The inbound Git webhook: its own scope, which reads bodies as raw bytes.
   const webhook = deps.webhook;
   if (webhook) await app.register(async (scope) => webhookRoutes(scope, webhook, health));

@@ -203,6 +203,15 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     // Once per service: in a cluster, the leader cleans up.
     if (!worker || worker.leader) startup.push({ name: 'token cleanup', start: () => startCleanup(auth, tokens.cleanup, logger) });
   }
+  // Every namespace's snapshot (or evaluation.warm_namespaces') built before health says SERVING.
+  startup.push({
+    name: 'warm snapshots',
+    start: async () => {
+      const started = performance.now();
+      const { namespaces, flags } = await snapshots.warm(config.evaluation.warm_namespaces);
+      logger.info({ namespaces, flags, ms: Math.round(performance.now() - started) }, 'snapshots loaded');
+    },
+  });
   startup.push({
     name: 'snapshot poller',
     start: () => {

@@ -89,14 +89,25 @@ class Query implements PendingQuery {
 export function tracedQueries<C extends TraceableConnection>(core: TracingCore, connection: C): C {
   const system = SYSTEMS[connection.adapter.name] ?? connection.adapter.name;
   const pending = new WeakMap<QueryId, Query>();
+  /** By node: a query built only to be a subquery is found inside its parent's node and dropped. */
+  const byNode = new WeakMap<OperationNode, { queryId: QueryId; request: RequestTrace }>();
   let executor: QueryExecutor | undefined;
   const plugin: KyselyPlugin = {
     transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
       const parent = core.contexts.active();
       const request = requestOf(parent);
       if (request) {
+        // A builder passed as a subquery (`where('id', 'in', db.selectFrom(…))`) comes through
+        // here too, but is never executed itself: it is no query of its own, not a failed one.
+        for (const nested of nestedQueries(node as Node)) {
+          const inner = byNode.get(nested);
+          if (!inner) continue;
+          pending.delete(inner.queryId);
+          inner.request.queries.delete(inner.queryId);
+        }
         const query = new Query(core, system, () => executor!, request, parent, node, queryId, performance.now());
         pending.set(queryId, query);
+        byNode.set(node, { queryId, request });
         request.queries.set(queryId, query);
       }
       return node;
@@ -128,4 +139,21 @@ export function tracedQueries<C extends TraceableConnection>(core: TracingCore, 
       }
     : connection.adapter;
   return { ...connection, db, adapter };
+}
+
+/** The query nodes inside a query's node (its subqueries), not the node itself. */
+function nestedQueries(root: Node): OperationNode[] {
+  const found: OperationNode[] = [];
+  const visit = (value: unknown, isRoot: boolean): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, false);
+      return;
+    }
+    if (value === null || typeof value !== 'object' || !('kind' in value)) return;
+    const node = value as Node;
+    if (!isRoot && OPERATIONS[node.kind]) found.push(node);
+    for (const key of Object.keys(node)) if (key !== 'kind') visit(node[key], false);
+  };
+  visit(root, true);
+  return found;
 }

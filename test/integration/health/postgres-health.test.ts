@@ -46,7 +46,8 @@ describe.skipIf(POSTGRES_URL === '')(unless('health with the PostgreSQL store do
   afterAll(async () => postgresAdmin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
 
   it('is NOT_SERVING while the database is down and no snapshot is held, SERVING (with the problem) once one is', async () => {
-    const server: TestServer = await startServer({ PENNON_DB_URL: dbUrl(), PENNON_EVALUATION_REFRESH_INTERVAL: '200ms' });
+    // Nothing warmed at start (a namespace that does not exist is all it loads): no snapshot is held until an evaluation.
+    const server: TestServer = await startServer({ PENNON_DB_URL: dbUrl(), PENNON_EVALUATION_REFRESH_INTERVAL: '200ms', PENNON_EVALUATION_WARM_NAMESPACES: 'not-a-namespace' });
     try {
       const grpc = new HealthClient(server.service.grpcPort);
       clients.push(grpc);

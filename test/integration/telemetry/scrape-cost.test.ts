@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleValue, scrapeCounting } from '../../support/scrape';
+import { longestStall } from '../../support/stall';
 import { expectStatus, useServer } from '../../support/server';
 
 /**
@@ -16,32 +17,6 @@ import { expectStatus, useServer } from '../../support/server';
  * time: on a machine loaded by other work (load average 17 on 2 cores in a full run) the process
  * is preempted for tens of milliseconds whatever it does, which says nothing about the scrape.
  */
-
-/** Runs `work` while a 1 ms ticker measures the most CPU time (ms) the process spent between two of its turns, and the most wall time. */
-async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; cpuMs: number; wallMs: number }> {
-  const cpu = () => {
-    const { user, system } = process.cpuUsage();
-    return (user + system) / 1000;
-  };
-  let lastCpu = cpu();
-  let lastWall = performance.now();
-  let cpuMs = 0;
-  let wallMs = 0;
-  const tick = () => {
-    const [c, w] = [cpu(), performance.now()];
-    cpuMs = Math.max(cpuMs, c - lastCpu);
-    wallMs = Math.max(wallMs, w - lastWall);
-    [lastCpu, lastWall] = [c, w];
-  };
-  const ticker = setInterval(tick, 1);
-  try {
-    const result = await work();
-    tick();
-    return { result, cpuMs, wallMs };
-  } finally {
-    clearInterval(ticker);
-  }
-}
 
 const FLAGS = 10_000;
 

@@ -1,0 +1,103 @@
+import type { CompiledFlag, CompiledNamespace, CompiledSegment } from '../../evaluation';
+import { float32, timestamp } from '../../wire';
+
+/**
+ * The client-side SDKs' snapshot in Flipt's `EvaluationNamespaceSnapshot` JSON: a namespace's
+ * flags, each rule emitted once (Flipt v1 repeats a rule once per segment), as gated by the
+ * client's `x-flipt-accept-server-version`. Written a slice of flags at a time (snapshot-body.ts).
+ */
+
+const MATCH = { ALL_MATCH_TYPE: 'ALL_SEGMENT_MATCH_TYPE', ANY_MATCH_TYPE: 'ANY_SEGMENT_MATCH_TYPE' } as const;
+
+/** `x-flipt-accept-server-version` gates: below 1.38.0 no ENTITY_ID constraints, below 1.47.0 no default variant. */
+function gateOf(header: string | undefined): { entityId: boolean; defaultVariant: boolean; key: string } {
+  const [major = 1, minor = 37] = (header ?? '1.37.1').replace(/^v/, '').split('.').map((n) => Number.parseInt(n, 10));
+  const atLeast = (ma: number, mi: number) => major > ma || (major === ma && minor >= mi);
+  const entityId = atLeast(1, 38);
+  const defaultVariant = atLeast(1, 47);
+  return { entityId, defaultVariant, key: `${entityId}:${defaultVariant}` };
+}
+
+function segmentJson(s: CompiledSegment, gate: { entityId: boolean }) {
+  return {
+    key: s.key,
+    name: '',
+    description: '',
+    matchType: MATCH[s.matchType],
+    constraints: s.constraints.map((c) => ({
+      id: c.id,
+      type:
+        c.type === 'ENTITY_ID_COMPARISON_TYPE' && !gate.entityId
+          ? 'UNKNOWN_CONSTRAINT_COMPARISON_TYPE'
+          : c.type.replace('_COMPARISON_TYPE', '_CONSTRAINT_COMPARISON_TYPE'),
+      property: c.property,
+      operator: c.operator,
+      value: c.value,
+    })),
+  };
+}
+
+function flagJson(f: CompiledFlag, gate: ReturnType<typeof gateOf>) {
+  const isVariant = f.type === 'VARIANT_FLAG_TYPE';
+  return {
+    key: f.key,
+    name: f.name,
+    description: f.description,
+    enabled: f.enabled,
+    type: f.type,
+    createdAt: timestamp(f.createdAt),
+    updatedAt: timestamp(f.updatedAt),
+    rules: isVariant
+      ? f.rules.map((r) => ({
+          id: r.id,
+          segments: r.segments.map((s) => segmentJson(s, gate)),
+          rank: r.rank,
+          segmentOperator: r.segmentOperator,
+          distributions: r.distributions.map((d) => ({
+            id: '',
+            ruleId: '',
+            variantId: d.variantId,
+            variantKey: d.variantKey,
+            variantAttachment: d.variantAttachment,
+            rollout: float32(d.rollout),
+          })),
+        }))
+      : [],
+    rollouts: isVariant
+      ? []
+      : f.rollouts.map((r) => ({
+          type: r.type,
+          rank: r.rank,
+          ...(r.threshold && { threshold: { percentage: float32(r.threshold.percentage), value: r.threshold.value } }),
+          ...(r.segment && {
+            segment: {
+              value: r.segment.value,
+              segmentOperator: r.segment.segmentOperator,
+              segments: r.segment.segments.map((s) => segmentJson(s, gate)),
+            },
+          }),
+        })),
+    ...(isVariant && f.defaultVariant && gate.defaultVariant && { defaultVariant: { ...f.defaultVariant } }),
+  };
+}
+
+/** `{"namespace":…,"flags":[` … `]}`, a slice of flags at a time (see snapshot-body.ts). */
+export function* snapshotSlices(snapshot: CompiledNamespace, acceptVersion: string | undefined, flagsPerSlice: number): Generator<string> {
+  const gate = gateOf(acceptVersion);
+  let out = `{"namespace":${JSON.stringify({ key: snapshot.key })},"flags":[`;
+  const flags = snapshot.ordered;
+  for (let i = 0; i < flags.length; i++) {
+    out += `${i === 0 ? '' : ','}${JSON.stringify(flagJson(flags[i], gate))}`;
+    if ((i + 1) % flagsPerSlice === 0) {
+      yield out;
+      out = '';
+    }
+  }
+  yield `${out}]}`;
+}
+
+/** The gate's key: one cached body per snapshot and gate. */
+export function gateKey(acceptVersion: string | undefined): string {
+  return gateOf(acceptVersion).key;
+}
+

@@ -1,0 +1,31 @@
+/**
+ * How long the event loop was held while `work` ran, measured from inside the process: a 1 ms
+ * ticker records the most CPU time (and wall time) that passed between two of its turns. CPU time
+ * is the figure to assert: on a machine loaded by other work the process is preempted for tens
+ * of milliseconds whatever it does, which says nothing about the code under test.
+ */
+export async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; cpuMs: number; wallMs: number }> {
+  const cpu = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  let lastCpu = cpu();
+  let lastWall = performance.now();
+  let cpuMs = 0;
+  let wallMs = 0;
+  const tick = () => {
+    const [c, w] = [cpu(), performance.now()];
+    cpuMs = Math.max(cpuMs, c - lastCpu);
+    wallMs = Math.max(wallMs, w - lastWall);
+    [lastCpu, lastWall] = [c, w];
+  };
+  const ticker = setInterval(tick, 1);
+  try {
+    const result = await work();
+    tick();
+    return { result, cpuMs, wallMs };
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
