@@ -16,12 +16,36 @@ export function compileNamespace(data: NamespaceData): CompiledNamespace {
 }
 
 function compileFlags(data: NamespaceData): CompiledFlag[] {
+  const one = flagCompiler(data);
+  return data.flags.map(one);
+}
+
+/** What compiles one flag of `data`: its segments compiled once and shared by every rule. */
+function flagCompiler(data: NamespaceData): (flag: Flag) => CompiledFlag {
   const segments = new Map<string, CompiledSegment>();
   for (const s of data.segments) segments.set(s.key, compileSegment(s));
   const segmentsOf = (keys: string[]) => keys.map((k) => segments.get(k) ?? missingSegment(k));
   const rulesByFlag = groupByFlag(data.rules);
   const rolloutsByFlag = groupByFlag(data.rollouts);
-  return data.flags.map((flag) => compileFlag(flag, rulesByFlag.get(flag.key) ?? [], rolloutsByFlag.get(flag.key) ?? [], segmentsOf));
+  return (flag) => compileFlag(flag, rulesByFlag.get(flag.key) ?? [], rolloutsByFlag.get(flag.key) ?? [], segmentsOf);
+}
+
+/**
+ * compileNamespace a slice of flags at a time, awaiting `pause()` between slices, so that a
+ * large namespace's rebuild never holds its caller's event loop in one piece (the caller passes
+ * a turn of its loop: this module uses no Node API). The same snapshot as compileNamespace.
+ */
+export async function compileNamespaceInSlices(data: NamespaceData, flagsPerSlice: number, pause: () => Promise<unknown>): Promise<CompiledNamespace> {
+  const one = flagCompiler(data);
+  const flags = new Map<string, CompiledFlag>();
+  const ordered: CompiledFlag[] = [];
+  for (let i = 0; i < data.flags.length; i++) {
+    const flag = one(data.flags[i]);
+    ordered.push(flag);
+    flags.set(flag.key, flag);
+    if ((i + 1) % flagsPerSlice === 0) await pause();
+  }
+  return { key: data.key, revision: data.revision, flags, ordered };
 }
 
 /**

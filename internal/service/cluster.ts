@@ -173,6 +173,10 @@ export function superviseWorkers(options: SupervisorOptions): void {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
+  // The workers accept from the shared listening sockets themselves (the kernel wakes one), rather
+  // than the supervisor accepting and handing each connection over: a connection handed to a
+  // worker that has just died was left open with no one to answer it (round-robin's flaw).
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   logger.info({ workers: options.workers }, `starting ${options.workers} worker processes`);
   fork(0);
 }

@@ -25,6 +25,8 @@ function fresh(port: number, method: string, path: string, body?: unknown): Prom
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on('error', reject);
+    // A connection that gets no answer at all is a failure to report, not a test left to time out.
+    req.setTimeout(5000, () => req.destroy(new Error(`no answer to ${method} ${path} within 5 s`)));
     req.end(payload);
   });
 }

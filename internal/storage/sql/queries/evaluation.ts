@@ -4,6 +4,7 @@ import { bool, enums, int, toConstraint, toSegment } from '../tables';
 import type { Tx } from '../transaction';
 import { read, snapshotRead } from './kinds';
 import { revisionOf } from './revision';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * The evaluation read model: a whole namespace (or some of its flags) in a few namespace-wide
@@ -31,9 +32,14 @@ type Row = unknown[];
 const s = (v: unknown) => v as string;
 
 /** Reads flags (all of the namespace's, or those listed) with everything they depend on. */
-async function readModel(tx: Tx, ns: string, revision: string, only: string[] | null, extraSegments: string[] = []): Promise<NamespaceData> {
+async function readModel(tx: Tx, ns: string, revision: string, only: string[] | null, extraSegments: string[] = [], pause = false): Promise<NamespaceData> {
   const db = tx.db;
-  const q = <T extends { compile(): Parameters<Tx['rows']>[0] }>(query: T) => tx.rows(query.compile());
+  // Paging a large namespace (`pause`), the loop is also freed between a page's queries: some
+  // are a table scan whatever the page's size (a sort on a column no index orders).
+  const q = async <T extends { compile(): Parameters<Tx['rows']>[0] }>(query: T) => {
+    if (pause) await nextTurn();
+    return tx.rows(query.compile());
+  };
   const keys = only ?? [];
 
   let flags = db
@@ -84,7 +90,9 @@ async function readModel(tx: Tx, ns: string, revision: string, only: string[] | 
     segments = segments.where('key', 'in', used.length > 0 ? used : ['']);
     constraints = constraints.where('segment_key', 'in', used.length > 0 ? used : ['']);
   }
+  if (pause) await nextTurn();
   const segmentRows = await segments.orderBy('created_at').orderBy('key').execute();
+  if (pause) await nextTurn();
   const constraintRows = await constraints.orderBy('created_at').orderBy('id').execute();
 
   const variantsByFlag = group<Variant>(
@@ -169,9 +177,36 @@ async function readModel(tx: Tx, ns: string, revision: string, only: string[] | 
   };
 }
 
+/**
+ * Flags read per page in a large namespace. Reads are synchronous on SQLite (better-sqlite3):
+ * evaluations run between pages and between a page's queries. A namespace this size or smaller
+ * is read whole, as before.
+ */
+const FLAGS_PER_PAGE = 250;
+
 export const loadNamespace = snapshotRead(async function loadNamespace(tx: Tx, ns: string): Promise<NamespaceData | null> {
   const revision = await revisionOf(tx, ns);
-  return revision === null ? null : readModel(tx, ns, revision, null);
+  if (revision === null) return null;
+  const keys = (await tx.db.selectFrom('flags').select('key').where('namespace_key', '=', ns).orderBy('created_at').orderBy('key').execute()).map((r) => r.key);
+  if (keys.length <= FLAGS_PER_PAGE) return readModel(tx, ns, revision, null);
+  // Pages of flags in creation order, in the same transaction (one revision); each page reads
+  // the segments its flags use, merged by key.
+  const data: NamespaceData = { key: ns, revision, flags: [], segments: [], rules: [], rollouts: [] };
+  const segments = new Map<string, NamespaceData['segments'][number]>();
+  for (let at = 0; at < keys.length; at += FLAGS_PER_PAGE) {
+    const page = await readModel(tx, ns, revision, keys.slice(at, at + FLAGS_PER_PAGE), [], true);
+    for (const flag of page.flags) data.flags.push(flag);
+    for (const rule of page.rules) data.rules.push(rule);
+    for (const rollout of page.rollouts) data.rollouts.push(rollout);
+    for (const segment of page.segments) segments.set(segment.key, segment);
+    await nextTurn();
+  }
+  // The namespace's segments no flag uses are not needed to evaluate, but are part of its data.
+  const unused = await tx.db.selectFrom('segments').select('key').where('namespace_key', '=', ns).execute();
+  const missing = unused.map((r) => r.key).filter((key) => !segments.has(key));
+  if (missing.length > 0) for (const segment of (await readModel(tx, ns, revision, [''], missing)).segments) segments.set(segment.key, segment);
+  data.segments = [...segments.values()].sort((a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : 1));
+  return data;
 });
 
 /** Some flags, plus every flag that uses one of `segmentKeys` (they must be recompiled too). */
