@@ -109,6 +109,9 @@ describe('pennon serve with worker processes (the built executable)', () => {
   it('restarts a worker that dies, while the others keep answering', async () => {
     const { port } = await start({ PENNON_SERVER_WORKERS: '2' });
     expect((await fresh(port, 'POST', '/api/v1/namespaces/default/flags', { key: 'on', name: 'On', type: 'BOOLEAN_FLAG_TYPE', enabled: true })).status).toBe(200);
+    // Known to every worker before one is killed: a worker killed the instant after a write may
+    // not have told the others (their revision poll catches up within evaluation.refresh_interval).
+    for (let i = 0; i < 10; i++) expect((await fresh(port, 'POST', '/evaluate/v1/boolean', { flagKey: 'on', entityId: 'e' })).status).toBe(200);
     const [victim, survivor] = childrenOf(child!.pid!);
     process.kill(victim, 'SIGKILL');
     // Answered throughout: the survivor takes every connection, and the replacement none until
