@@ -20,14 +20,48 @@ function compileFlags(data: NamespaceData): CompiledFlag[] {
   return data.flags.map(one);
 }
 
-/** What compiles one flag of `data`: its segments compiled once and shared by every rule. */
-function flagCompiler(data: NamespaceData): (flag: Flag) => CompiledFlag {
+/**
+ * What a namespace's flags share once compiled, so that memory grows with what is distinct,
+ * not with rules: segments compiled once; the same list of segment keys one pair of frozen
+ * arrays (keys interned from the segments); the same split one array of bucket bounds.
+ */
+export interface SharedParts {
+  segmentsOf(keys: readonly string[]): { segments: CompiledSegment[]; segmentKeys: readonly string[] };
+  boundsOf(rollouts: number[]): number[];
+}
+
+function sharedParts(data: NamespaceData): SharedParts {
   const segments = new Map<string, CompiledSegment>();
   for (const s of data.segments) segments.set(s.key, compileSegment(s));
-  const segmentsOf = (keys: string[]) => keys.map((k) => segments.get(k) ?? missingSegment(k));
+  const lists = new Map<string, { segments: CompiledSegment[]; segmentKeys: readonly string[] }>();
+  const bounds = new Map<string, number[]>();
+  return {
+    segmentsOf(keys) {
+      // A NUL cannot occur in a key the store accepts: a safe separator.
+      const id = keys.length === 1 ? keys[0] : keys.join('\0');
+      let list = lists.get(id);
+      if (!list) {
+        const compiled = keys.map((k) => segments.get(k) ?? missingSegment(k));
+        list = { segments: compiled, segmentKeys: Object.freeze(compiled.map((c) => c.key)) };
+        lists.set(id, list);
+      }
+      return list;
+    },
+    boundsOf(rollouts) {
+      const id = rollouts.join(',');
+      let shared = bounds.get(id);
+      if (!shared) bounds.set(id, (shared = bucketBounds(rollouts)));
+      return shared;
+    },
+  };
+}
+
+/** What compiles one flag of `data`, sharing what its rules have in common with every other flag's. */
+function flagCompiler(data: NamespaceData): (flag: Flag) => CompiledFlag {
+  const shared = sharedParts(data);
   const rulesByFlag = groupByFlag(data.rules);
   const rolloutsByFlag = groupByFlag(data.rollouts);
-  return (flag) => compileFlag(flag, rulesByFlag.get(flag.key) ?? [], rolloutsByFlag.get(flag.key) ?? [], segmentsOf);
+  return (flag) => compileFlag(flag, rulesByFlag.get(flag.key) ?? [], rolloutsByFlag.get(flag.key) ?? [], shared);
 }
 
 /**
@@ -122,36 +156,37 @@ export function compileSegment(s: Segment): CompiledSegment {
   };
 }
 
-function compileFlag(
-  flag: Flag,
-  rules: Rule[],
-  rollouts: Rollout[],
-  segmentsOf: (keys: string[]) => CompiledSegment[],
-): CompiledFlag {
+function compileFlag(flag: Flag, rules: Rule[], rollouts: Rollout[], shared: SharedParts): CompiledFlag {
   const variants = new Map(flag.variants.map((v) => [v.id, v]));
-  const compiledRules: CompiledRule[] = rules.map((r) => {
-    const distributions = r.distributions.map((d) => {
-      const variant = variants.get(d.variantId);
-      return {
-        id: d.id,
-        variantId: d.variantId,
-        variantKey: variant?.key ?? '',
-        variantAttachment: variant?.attachment ?? '',
-        rollout: d.rollout,
-      };
-    });
-    const valid = distributions.filter((d) => d.rollout > 0);
-    return {
-      id: r.id,
-      rank: r.rank,
-      segmentOperator: r.segmentOperator,
-      segments: segmentsOf(r.segmentKeys),
-      segmentKeys: Object.freeze([...r.segmentKeys]),
-      distributions,
-      valid,
-      bounds: bucketBounds(valid.map((d) => d.rollout)),
-    };
-  });
+  // Rules of a flag often split the same way: one set of distribution arrays for all of them.
+  const splits = new Map<string, Pick<CompiledRule, 'distributions' | 'valid' | 'bounds'>>();
+  const splitOf = (r: Rule) => {
+    const id = r.distributions.map((d) => `${d.id}\0${d.variantId}\0${d.rollout}`).join('\0\0');
+    let split = splits.get(id);
+    if (!split) {
+      const distributions = r.distributions.map((d) => {
+        const variant = variants.get(d.variantId);
+        return {
+          id: d.id,
+          variantId: variant?.id ?? d.variantId, // the variant's own string: one copy, not one per rule
+          variantKey: variant?.key ?? '',
+          variantAttachment: variant?.attachment ?? '',
+          rollout: d.rollout,
+        };
+      });
+      const valid = distributions.filter((d) => d.rollout > 0);
+      split = { distributions, valid: valid.length === distributions.length ? distributions : valid, bounds: shared.boundsOf(valid.map((d) => d.rollout)) };
+      splits.set(id, split);
+    }
+    return split;
+  };
+  const compiledRules: CompiledRule[] = rules.map((r) => ({
+    id: r.id,
+    rank: r.rank,
+    segmentOperator: r.segmentOperator,
+    ...shared.segmentsOf(r.segmentKeys),
+    ...splitOf(r),
+  }));
   const compiledRollouts: CompiledRollout[] = rollouts.map((r) => ({
     id: r.id,
     rank: r.rank,
@@ -160,8 +195,7 @@ function compileFlag(
     threshold: r.threshold ? { percentage: Math.fround(r.threshold.percentage), value: r.threshold.value } : null,
     segment: r.segment
       ? {
-          segments: segmentsOf(r.segment.segmentKeys),
-          segmentKeys: Object.freeze([...r.segment.segmentKeys]),
+          ...shared.segmentsOf(r.segment.segmentKeys),
           segmentOperator: r.segment.segmentOperator,
           value: r.segment.value,
         }

@@ -187,7 +187,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
       local: { onChange: store.onChange.bind(store), onRevoke: authenticator.onRevoke.bind(authenticator) },
       remote: {
         changed: (change: Change) => {
-          snapshots.apply(change);
+          snapshots.apply(change, false);
           snapshots.refreshSoon(change.ns);
         },
         revoked: (id: string) => authenticator.forget(id),

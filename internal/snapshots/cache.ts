@@ -11,7 +11,8 @@ import type { Change, EvaluationSource } from '../storage';
  *   very next evaluation brings it up to date first (read-your-writes) — by re-reading only
  *   the flags the write touched when the revisions line up, else the whole namespace;
  * - a poller compares every namespace's revision (one query) every `pollInterval`, which is
- *   how writes made by other instances arrive (those rebuild the whole namespace);
+ *   how writes made by other instances arrive (those rebuild the whole namespace, in the
+ *   background: evaluations keep answering from the held snapshot until the new one is built);
  * - a snapshot is never half-built: the new one replaces the old in one step.
  * When the database cannot be read, the last good snapshot keeps answering.
  */
@@ -24,6 +25,13 @@ interface Pending {
   flags: Set<string>;
   segments: Set<string>;
   whole: boolean;
+  /**
+   * Evaluations wait for the refresh: a write made through this process (read-your-writes).
+   * Changes made elsewhere (found by the poll, heard from another instance or worker) are
+   * refreshed in the background while the held snapshot keeps answering — a whole rebuild of a
+   * large namespace takes seconds, and nobody here is waiting to read that write.
+   */
+  wait: boolean;
 }
 
 interface Entry {
@@ -83,7 +91,13 @@ export class SnapshotCache {
   /** The current snapshot; synchronous when it is fresh (the common case). */
   get(ns: string): CompiledNamespace | Promise<CompiledNamespace> {
     const entry = this.entries.get(ns);
-    if (entry && entry.snapshot && (entry.pending === null || entry.retryAt > Date.now())) return entry.snapshot;
+    if (entry && entry.snapshot) {
+      if (entry.pending === null || entry.retryAt > Date.now()) return entry.snapshot;
+      if (!entry.pending.wait) {
+        if (!entry.loading) this.load(ns, entry).catch(() => undefined);
+        return entry.snapshot;
+      }
+    }
     return this.load(ns, entry);
   }
 
@@ -98,8 +112,11 @@ export class SnapshotCache {
     return snapshot instanceof Promise ? snapshot.then((s) => flagOf(s, ns, key)) : flagOf(snapshot, ns, key);
   }
 
-  /** A committed write made through this process: remember what to re-read. */
-  apply(change: Change): void {
+  /**
+   * A committed write: remember what to re-read. `wait` (a write made through this process)
+   * makes evaluations wait for the refresh; a change made elsewhere is refreshed meanwhile.
+   */
+  apply(change: Change, wait = true): void {
     const entry = this.entries.get(change.ns);
     if (!entry) return;
     entry.generation++;
@@ -107,8 +124,9 @@ export class SnapshotCache {
     const pending = entry.pending;
     // A patch is right only if nothing else moved the revision in between.
     const contiguous = pending ? pending.to !== null && pending.to === change.before : entry.snapshot?.revision === change.before;
-    const next: Pending = pending ?? { from: change.before, to: null, flags: new Set(), segments: new Set(), whole: false };
+    const next: Pending = pending ?? { from: change.before, to: null, flags: new Set(), segments: new Set(), whole: false, wait: false };
     next.to = change.after;
+    next.wait ||= wait;
     if (!contiguous || change.whole || change.before === null || change.after === null) next.whole = true;
     for (const f of change.flags) next.flags.add(f);
     for (const s of change.segments) next.segments.add(s);
@@ -124,12 +142,12 @@ export class SnapshotCache {
     if (entry?.pending) this.load(ns, entry).catch(() => undefined);
   }
 
-  /** Marks a namespace stale as a whole (a change whose extent is unknown). */
+  /** Marks a namespace stale as a whole (a change made elsewhere whose extent is unknown). */
   invalidate(ns: string): void {
     const entry = this.entries.get(ns);
     if (!entry) return;
     entry.generation++;
-    entry.pending = { from: null, to: null, flags: new Set(), segments: new Set(), whole: true };
+    entry.pending = { from: null, to: null, flags: new Set(), segments: new Set(), whole: true, wait: entry.pending?.wait ?? false };
   }
 
   start(): void {

@@ -3,6 +3,7 @@ import { durabilityBench } from './durability';
 import { httpBench, type HttpResult } from './http';
 import { instructionBench } from './instructions';
 import { rebuildBench } from './rebuild';
+import { scaleBench } from './scale';
 import { scrapeBench } from './scrape';
 import { startupBench } from './startup';
 import { workersBench } from './workers';
@@ -11,7 +12,8 @@ import { workersBench } from './workers';
  * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
  * Select with arguments: evaluator, rebuild, http, startup, scrape, workers, durability (default: all),
- * and instructions (only when named: it runs the server under valgrind for ~10 minutes).
+ * and, only when named: scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
+ * instructions (it runs the server under valgrind for ~10 minutes).
  */
 async function main(): Promise<void> {
   const only = new Set(process.argv.slice(2));
@@ -68,6 +70,15 @@ async function main(): Promise<void> {
     }
     const [full, normal] = results;
     console.log(`FULL/NORMAL: create mean ${(full.createMeanMs / normal.createMeanMs).toFixed(2)}×, import ${(full.importMs / normal.importMs).toFixed(2)}× (on ${filesystem}; medians of 3 rounds)`);
+  }
+  if (only.has('scale')) {
+    const sizes = (process.env.BENCH_SCALE_FLAGS ?? '1000,10000').split(',').map(Number);
+    console.log(`\n## Scale: ${sizes.join(' / ')} flags of 3 variants and 10 rules over 100 segments of 3 constraints (targets: stalls ≤ 50 ms; RSS ≤ 200 MB at 10k, ≤ 1.2 GB at 100k; import of 10k ≤ 5 s)`);
+    for (const flags of sizes) {
+      const r = await scaleBench(flags);
+      console.log(`${flags.toLocaleString('en-US')} flags: document ${r.documentMb.toFixed(1)} MB, flag import ${(r.importMs / 1000).toFixed(2)} s (peak RSS ${r.importPeakRssMb.toFixed(0)} MB); start → SERVING ${(r.servingMs / 1000).toFixed(2)} s; RSS ${r.rssMb.toFixed(0)} MB (peak ${r.peakRssMb.toFixed(0)} MB); probe p50 ${r.probeP50Ms.toFixed(2)} ms`);
+      for (const e of r.events) console.log(`  ${e.event.padEnd(58)} ${e.ms.toFixed(0).padStart(7)} ms  longest evaluation ${e.stallMs.toFixed(1).padStart(7)} ms${e.bytes === undefined ? '' : `  ${(e.bytes / 1e6).toFixed(2)} MB`}`);
+    }
   }
   if (only.has('instructions')) {
     console.log('\n## What metrics cost an evaluation request, in instructions (valgrind; target: a few percent)');

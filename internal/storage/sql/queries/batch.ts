@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { newId, notFound } from '../../../core';
 import type { NamespaceBatch } from '../../types';
 import { enums, type Database } from '../tables';
@@ -11,8 +12,11 @@ import { bumpRevision } from './revision';
  * by row, so list order and the order of a rule's distributions are the batch's order.
  */
 
-/** Rows per statement, keeping under every database's bound-parameter limit (SQLite: 32,766). */
-const PARAMETERS_PER_STATEMENT = 30_000;
+/**
+ * Rows per statement: under every database's bound-parameter limit (SQLite: 32,766), and small
+ * enough that one statement costs a few milliseconds — SQLite's driver runs it on the event loop.
+ */
+const PARAMETERS_PER_STATEMENT = 4_000;
 
 async function insertAll<T extends keyof Database>(tx: Tx, table: T, rows: Database[T][]): Promise<void> {
   if (rows.length === 0) return;
@@ -20,6 +24,9 @@ async function insertAll<T extends keyof Database>(tx: Tx, table: T, rows: Datab
   for (let i = 0; i < rows.length; i += per) {
     // The rows match the table's shape; Kysely cannot type a generic table name.
     await tx.db.insertInto(table as 'flags').values(rows.slice(i, i + per) as never[]).execute();
+    // A turn of the loop between statements: a synchronous driver (SQLite) would otherwise run
+    // the whole import as one chain of microtasks, and no evaluation is answered until it ends.
+    await nextTurn();
   }
 }
 

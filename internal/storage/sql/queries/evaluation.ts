@@ -31,6 +31,12 @@ function group<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
 type Row = unknown[];
 const s = (v: unknown) => v as string;
 
+/** Rows whose first column is a key, in the order `keys` lists them. */
+function inOrderOf(rows: Row[], keys: string[]): Row[] {
+  const position = new Map(keys.map((key, i) => [key, i]));
+  return rows.sort((a, b) => position.get(s(a[0]))! - position.get(s(b[0]))!);
+}
+
 /** Reads flags (all of the namespace's, or those listed) with everything they depend on. */
 async function readModel(tx: Tx, ns: string, revision: string, only: string[] | null, extraSegments: string[] = [], pause = false): Promise<NamespaceData> {
   const db = tx.db;
@@ -63,18 +69,21 @@ async function readModel(tx: Tx, ns: string, revision: string, only: string[] | 
     flags = flags.where('key', 'in', keys);
     variants = variants.where('flag_key', 'in', keys);
     rules = rules.where('flag_key', 'in', keys);
-    // By owner id (a subquery), which lets the database use the owner index instead of a scan.
-    ruleSegments = ruleSegments.where('rule_id', 'in', db.selectFrom('rules').select('id').where('namespace_key', '=', ns).where('flag_key', 'in', keys));
+    // By owner id alone (a subquery; ids are unique across namespaces): with the namespace in
+    // the condition too, SQLite reads every row of the namespace through its segment index.
+    ruleSegments = db.selectFrom('rule_segments').select(['rule_id', 'segment_key']).where('rule_id', 'in', db.selectFrom('rules').select('id').where('namespace_key', '=', ns).where('flag_key', 'in', keys));
     distributions = distributions.where('rules.flag_key', 'in', keys);
     rollouts = rollouts.where('flag_key', 'in', keys);
-    rolloutSegments = rolloutSegments.where(
+    rolloutSegments = db.selectFrom('rollout_segments').select(['rollout_id', 'segment_key']).where(
       'rollout_id',
       'in',
       db.selectFrom('rollouts').select('id').where('namespace_key', '=', ns).where('flag_key', 'in', keys),
     );
   }
 
-  const flagRows = await q(flags.orderBy('created_at').orderBy('key'));
+  // A page's flags come in the order of `keys` (the namespace's, read once): ordered by the
+  // database, SQLite would walk every flag of the namespace by creation time to pick the page's.
+  const flagRows = pause ? inOrderOf(await q(flags), keys) : await q(flags.orderBy('created_at').orderBy('key'));
   const variantRows = await q(variants.orderBy('created_at').orderBy('id'));
   const ruleRows = await q(rules.orderBy('rank').orderBy('created_at'));
   const ruleSegmentRows = await q(ruleSegments.orderBy('rule_id').orderBy('position'));

@@ -1,0 +1,222 @@
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { request } from 'undici';
+import { systemClock } from '../../internal/core';
+import { openDatabase, storeFor } from '../../internal/storage';
+import { startProcess } from './http';
+import { LOAD_CPUS, SERVER_CPUS } from './wrk';
+
+/**
+ * The scale bench (issue 16's table): a namespace of N flags of one shape — 3 variants and 10
+ * rules over 100 shared segments of 3 constraints per flag — imported from one document with
+ * `pennon flag import`, then served by one process pinned to its core. A probe on the other core
+ * evaluates one flag back to back and records every latency; each event below is timed, and the
+ * longest evaluation while it ran is its stall:
+ * a write by another process (until every evaluation sees it), a /metrics scrape, the client
+ * snapshot plain and gzip, `flag export --address` and `flag import --address` of 1,000 flags
+ * into another namespace. RSS is read from /proc (VmRSS now, VmHWM the peak).
+ */
+const BIN = resolve(__dirname, '../pennon');
+
+export interface ScaleEvent {
+  event: string;
+  ms: number;
+  stallMs: number;
+  bytes?: number;
+}
+
+export interface ScaleResult {
+  flags: number;
+  documentMb: number;
+  importMs: number;
+  importPeakRssMb: number;
+  servingMs: number;
+  rssMb: number;
+  peakRssMb: number;
+  probeP50Ms: number;
+  events: ScaleEvent[];
+}
+
+/** One flag of the shape, as YAML lines of a Flipt document. */
+function flagLines(i: number): string {
+  const lines = [`- key: flag-${i}`, `  name: Flag ${i}`, '  enabled: true', '  variants:', '  - key: control', '  - key: treatment', '    attachment: {color: blue}', '  - key: holdout', '  rules:'];
+  for (let r = 0; r < 10; r++) {
+    lines.push(`  - segment: segment-${(i * 10 + r) % 100}`, '    distributions:', '    - {variant: control, rollout: 33}', '    - {variant: treatment, rollout: 33}', '    - {variant: holdout, rollout: 34}');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function segmentLines(s: number): string {
+  return [
+    `- key: segment-${s}`,
+    `  name: Segment ${s}`,
+    '  match_type: ALL_MATCH_TYPE',
+    '  constraints:',
+    `  - {type: STRING_COMPARISON_TYPE, property: plan, operator: eq, value: plan-${s}}`,
+    '  - {type: NUMBER_COMPARISON_TYPE, property: age, operator: gte, value: "18"}',
+    '  - {type: BOOLEAN_COMPARISON_TYPE, property: beta, operator: "true"}',
+  ].join('\n') + '\n';
+}
+
+/** Writes the document of `flags` flags in namespace `namespace` to `file` in pieces (100k flags is ~130 MB). */
+export function writeShapeDocument(file: string, flags: number, namespace = 'default'): void {
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, `version: "1.4"\nnamespace: ${namespace}\nflags:\n`);
+    let chunk = '';
+    for (let i = 0; i < flags; i++) {
+      chunk += flagLines(i);
+      if (chunk.length > 1 << 20) (writeSync(fd, chunk), (chunk = ''));
+    }
+    chunk += 'segments:\n';
+    for (let s = 0; s < 100; s++) chunk += segmentLines(s);
+    writeSync(fd, chunk);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function memoryMb(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** Runs the executable to completion, sampling its RSS every 20 ms; resolves with its time and peak. */
+function runSampled(args: string[], env: Record<string, string>): Promise<{ ms: number; peakRssMb: number }> {
+  return new Promise((resolveRun, reject) => {
+    const started = performance.now();
+    const child = spawn('taskset', ['-c', SERVER_CPUS, BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let peak = 0;
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setInterval(() => {
+      try {
+        peak = Math.max(peak, memoryMb(child.pid!).peak);
+      } catch {
+        // exited meanwhile
+      }
+    }, 20);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      if (code === 0) resolveRun({ ms: performance.now() - started, peakRssMb: peak });
+      else reject(new Error(`pennon ${args.join(' ')} exited ${code}: ${stderr.slice(0, 2000)}`));
+    });
+  });
+}
+
+/** Back-to-back evaluations of one flag, every latency kept with the time it ended. */
+class Probe {
+  private readonly samples: { at: number; ms: number }[] = [];
+  private running = true;
+  private done: Promise<void>;
+  constructor(url: string) {
+    const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-0', entityId: 'user-1', context: { plan: 'plan-9', age: '42', beta: 'true' } });
+    this.done = (async () => {
+      while (this.running) {
+        const start = performance.now();
+        const res = await request(`${url}/evaluate/v1/variant`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+        await res.body.dump();
+        const end = performance.now();
+        this.samples.push({ at: end, ms: end - start });
+        if (res.statusCode !== 200) throw new Error(`probe answered ${res.statusCode}`);
+      }
+    })();
+  }
+  /** The longest evaluation that ended within [from, to] (a stall shows as the request that waited behind it). */
+  longest(from: number, to: number): number {
+    let worst = 0;
+    for (const s of this.samples) if (s.at >= from && s.at <= to + 5 && s.ms > worst) worst = s.ms;
+    return worst;
+  }
+  p50(): number {
+    const xs = this.samples.map((s) => s.ms).sort((a, b) => a - b);
+    return xs[Math.floor(xs.length / 2)] ?? 0;
+  }
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.done;
+  }
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function timed(probe: Probe, event: string, what: () => Promise<number | undefined>): Promise<ScaleEvent> {
+  await pause(200); // a quiet stretch before, so the stall belongs to this event
+  const from = performance.now();
+  const bytes = await what();
+  const to = performance.now();
+  await pause(50);
+  return { event, ms: to - from, stallMs: probe.longest(from, to), ...(bytes === undefined ? {} : { bytes }) };
+}
+
+async function fetchBytes(url: string, encoding: string): Promise<number> {
+  const res = await request(url, { headers: { 'accept-encoding': encoding } });
+  let bytes = 0;
+  for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+  if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
+  return bytes;
+}
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<void> {
+  return new Promise((resolveRun, reject) =>
+    execFile('taskset', ['-c', LOAD_CPUS, BIN, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 30 }, (err, _out, stderr) => (err ? reject(new Error(`${args.join(' ')}: ${stderr.slice(0, 2000)}`)) : resolveRun())),
+  );
+}
+
+export async function scaleBench(flags: number): Promise<ScaleResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-scale-'));
+  const dbUrl = `file:${join(dir, 'scale.db')}`;
+  try {
+    const file = join(dir, 'flags.yml');
+    writeShapeDocument(file, flags);
+    const imported = await runSampled(['flag', 'import', file], { PENNON_DB_URL: dbUrl, PENNON_LOG_LEVEL: 'error' });
+
+    const started = performance.now();
+    const server = await startProcess(BIN, ['serve'], { PENNON_DB_URL: dbUrl, PENNON_SERVER_WORKERS: '1', PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'info', PENNON_LOG_ENCODING: 'json' }, SERVER_CPUS);
+    const pid = server.child.pid!;
+    try {
+      while ((await request(`${server.url}/health`).then((r) => (r.body.dump(), r.statusCode))) !== 200) await pause(5);
+      const servingMs = performance.now() - started;
+      await pause(500);
+      const memory = memoryMb(pid);
+      const probe = new Probe(server.url);
+      const events: ScaleEvent[] = [];
+      try {
+        events.push(
+          await timed(probe, 'a write by another process, until evaluations see it', async () => {
+            const conn = openDatabase(dbUrl);
+            try {
+              await storeFor(conn, systemClock()).updateFlag('default', 'flag-1', { name: 'Flag 1', description: '', enabled: false, defaultVariantId: '', metadata: undefined });
+            } finally {
+              await conn.close();
+            }
+            const ask = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-1', entityId: 'u', context: {} });
+            for (const deadline = performance.now() + 300_000; performance.now() < deadline; await pause(10)) {
+              const res = await request(`${server.url}/evaluate/v1/variant`, { method: 'POST', body: ask, headers: { 'content-type': 'application/json' } });
+              if (((await res.body.json()) as { reason?: string }).reason === 'FLAG_DISABLED_EVALUATION_REASON') return undefined;
+            }
+            throw new Error('the write never reached the evaluations');
+          }),
+        );
+        events.push(await timed(probe, '/metrics scrape', () => fetchBytes(`${server.url}/metrics`, 'identity')));
+        for (const encoding of ['identity', 'gzip', 'br']) events.push(await timed(probe, `client snapshot (${encoding})`, () => fetchBytes(`${server.url}/internal/v1/evaluation/snapshot/namespace/default`, encoding)));
+        events.push(await timed(probe, `flag export --address`, async () => (await cli(['flag', 'export', '--address', server.url, '-o', join(dir, 'export.yml')]), statSync(join(dir, 'export.yml')).size)));
+        const small = join(dir, 'small.yml');
+        writeShapeDocument(small, 1000, 'other');
+        events.push(await timed(probe, 'flag import --address (1,000 flags, another namespace)', () => cli(['flag', 'import', small, '--address', server.url]).then(() => undefined)));
+      } finally {
+        await probe.stop();
+      }
+      const after = memoryMb(pid);
+      return { flags, documentMb: statSync(file).size / 1e6, importMs: imported.ms, importPeakRssMb: imported.peakRssMb, servingMs, rssMb: memory.rss, peakRssMb: after.peak, probeP50Ms: probe.p50(), events };
+    } finally {
+      server.child.kill('SIGTERM');
+      await new Promise((r) => server.child.once('exit', r));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
