@@ -54,6 +54,9 @@ export function importRoutes(app: FastifyInstance, deps: ImportRouteDeps): void 
       skipExisting: query.bool('skipExisting'),
       encoding: format === 'json' || (format === '' && type.includes('json')) ? 'json' : 'yaml',
     });
+    // Logged here, not only as the request's completion: a client gone before the answer still
+    // had its import committed, and no "request completed" follows an answer nobody reads.
+    request.log.info({ namespace, created: result.created, dropped: result.dropped }, 'import committed');
     return { created: result.created, skipped: result.skipped, dropped: result.dropped, warnings: warningLines(result.warnings, WARNING_LINES) };
   };
 
