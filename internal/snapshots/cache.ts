@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { isPennonError, notFound, unavailable } from '../core';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { compileNamespace, compileNamespaceInSlices, patchNamespace, type CompiledFlag, type CompiledNamespace } from '../evaluation';
+import { NamespaceCompiler, compileNamespace, compileNamespaceInSlices, patchNamespace, type CompiledFlag, type CompiledNamespace } from '../evaluation';
 import type { Change, EvaluationSource } from '../storage';
 
 /**
@@ -255,6 +255,12 @@ export class SnapshotCache {
       }
     }
     this.stats.rebuilds++;
+    if (this.source.loadNamespacePages) {
+      // Page by page: only the compiled flags are held, never the whole read model.
+      const compiler = new NamespaceCompiler(ns);
+      const revision = await this.source.loadNamespacePages(ns, (page) => compiler.add(page, FLAGS_PER_SLICE, () => nextTurn()));
+      return revision === null ? emptySnapshot(ns) : compiler.finish(revision);
+    }
     const data = await this.source.loadNamespace(ns);
     if (!data) return emptySnapshot(ns);
     // A large namespace is compiled a slice at a time: evaluations keep answering from the held

@@ -170,6 +170,13 @@ export interface EvaluationSource {
   /** The namespace with everything evaluation needs, read consistently; null when it does not exist. */
   loadNamespace(ns: string): Promise<NamespaceData | null>;
   /**
+   * The same, in pages of whole flags (in creation order, each page with the segments its flags
+   * use) handed to `consume` one at a time and not kept, so that a large namespace's rebuild
+   * never holds all of its read model; resolves with the revision read (null: no namespace).
+   * Optional: a source without it is read whole.
+   */
+  loadNamespacePages?(ns: string, consume: (page: NamespaceData) => Promise<void>): Promise<string | null>;
+  /**
    * Only some flags (and the flags using some segments), with the segments they use, read
    * consistently. `flags` lists every flag considered: one that is not in the result was
    * deleted. Null when a partial read would not pay (too many flags) or the namespace is gone.

@@ -43,4 +43,9 @@ export interface DialectAdapter {
   readonly snapshotIsolation?: IsolationLevel;
   /** A driver-level way to read rows as arrays, where the driver has one. */
   arrayRows?(query: CompiledQuery): unknown[][];
+  /**
+   * The same rows, `perSlice` at a time, for a synchronous driver (SQLite): the caller frees
+   * the event loop between slices. Only inside a transaction (it holds the connection).
+   */
+  sliceRows?(query: CompiledQuery, perSlice: number): Iterable<unknown[][]>;
 }

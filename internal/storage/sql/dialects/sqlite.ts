@@ -19,6 +19,23 @@ function adapterFor(raw: BetterSqlite3.Database): DialectAdapter {
       if (!statement) statements.set(query.sql, (statement = raw.prepare(query.sql).raw(true)));
       return statement.all(...(query.parameters as unknown[])) as unknown[][];
     },
+    *sliceRows(query, perSlice) {
+      // Its own statement: one being iterated cannot run again until the iteration ends.
+      const rows = raw.prepare(query.sql).raw(true).iterate(...(query.parameters as unknown[])) as IterableIterator<unknown[]>;
+      try {
+        let slice: unknown[][] = [];
+        for (const row of rows) {
+          slice.push(row);
+          if (slice.length === perSlice) {
+            yield slice;
+            slice = [];
+          }
+        }
+        if (slice.length > 0) yield slice;
+      } finally {
+        rows.return?.();
+      }
+    },
   };
 }
 
