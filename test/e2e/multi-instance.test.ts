@@ -88,6 +88,7 @@ describe.skipIf(POSTGRES_URL === '')(unless('three instances on one PostgreSQL d
     expect(rows.map((r) => [r.name, Number(r.n)])).toEqual([
       ['0001_initial', 1],
       ['0002_authentications', 1],
+      ['0003_list_order', 1],
     ]);
     // And one bootstrap token, though three instances bootstrapped together.
     const tokens = expectStatus(await trio[1].api.get('/auth/v1/tokens'), 200).authentications;
