@@ -1,10 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
-import { systemClock } from '../../internal/core';
-import { openDatabase, storeFor } from '../../internal/storage';
 import { startProcess } from './http';
 import { LOAD_CPUS, SERVER_CPUS } from './wrk';
 
@@ -13,10 +11,11 @@ import { LOAD_CPUS, SERVER_CPUS } from './wrk';
  * rules over 100 shared segments of 3 constraints per flag — imported with `pennon flag import`
  * (in documents of 10,000 flags), then served by one process pinned to its core. A probe on the other core
  * evaluates one flag back to back and records every latency; each event below is timed, and the
- * longest evaluation while it ran is its stall:
- * a write by another process (until every evaluation sees it), a /metrics scrape, the client
- * snapshot plain and gzip, `flag export --address` and `flag import --address` of 1,000 flags
- * into another namespace. RSS is read from /proc (VmRSS now, VmHWM the peak).
+ * longest evaluation while it ran is its stall. Every event runs in a process of its own on the
+ * probe's core (curl, the executable), so that only the server's stalls are counted: a write by
+ * another process (`flag import` of one flag, until evaluations see it), a /metrics scrape, the
+ * client snapshot plain, gzip and br, `flag export --address` and `flag import --address` of
+ * 1,000 flags into another namespace. RSS is read from /proc (VmRSS now, VmHWM the peak).
  */
 const BIN = resolve(__dirname, '../pennon');
 const IMPORT_PIECE = 10_000;
@@ -156,12 +155,18 @@ async function timed(probe: Probe, event: string, what: () => Promise<number | u
   return { event, ms: to - from, stallMs: probe.longest(from, to), ...(bytes === undefined ? {} : { bytes }) };
 }
 
-async function fetchBytes(url: string, encoding: string): Promise<number> {
-  const res = await request(url, { headers: { 'accept-encoding': encoding } });
-  let bytes = 0;
-  for await (const chunk of res.body) bytes += (chunk as Buffer).length;
-  if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
-  return bytes;
+/**
+ * A GET read to its end by curl, in a process of its own on the load core: read here, a large
+ * body's chunks would delay this process's probe and be counted as the server's stall.
+ */
+function fetchBytes(url: string, encoding: string): Promise<number> {
+  return new Promise((resolveFetch, reject) =>
+    execFile('taskset', ['-c', LOAD_CPUS, 'curl', '-sS', '-o', '/dev/null', '-H', `accept-encoding: ${encoding}`, '-w', '%{http_code} %{size_download}', url], (err, out) => {
+      const [status, bytes] = String(out).split(' ');
+      if (err || status !== '200') reject(new Error(`${url}: ${err?.message ?? `HTTP ${status}`}`));
+      else resolveFetch(Number(bytes));
+    }),
+  );
 }
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<void> {
@@ -199,16 +204,15 @@ export async function scaleBench(flags: number): Promise<ScaleResult> {
       try {
         events.push(
           await timed(probe, 'a write by another process, until evaluations see it', async () => {
-            const conn = openDatabase(dbUrl);
-            try {
-              await storeFor(conn, systemClock()).updateFlag('default', 'flag-1', { name: 'Flag 1', description: '', enabled: false, defaultVariantId: '', metadata: undefined });
-            } finally {
-              await conn.close();
-            }
-            const ask = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag-1', entityId: 'u', context: {} });
+            // `pennon flag import` of one new flag, in-process on the database: another process.
+            const one = join(dir, 'one.yml');
+            writeFileSync(one, 'version: "1.4"\nnamespace: default\nflags:\n- {key: written-elsewhere, name: Written elsewhere, enabled: true}\n');
+            await cli(['flag', 'import', one], { PENNON_DB_URL: dbUrl, PENNON_LOG_LEVEL: 'error' });
+            const ask = JSON.stringify({ namespaceKey: 'default', flagKey: 'written-elsewhere', entityId: 'u', context: {} });
             for (const deadline = performance.now() + 300_000; performance.now() < deadline; await pause(10)) {
               const res = await request(`${server.url}/evaluate/v1/variant`, { method: 'POST', body: ask, headers: { 'content-type': 'application/json' } });
-              if (((await res.body.json()) as { reason?: string }).reason === 'FLAG_DISABLED_EVALUATION_REASON') return undefined;
+              await res.body.dump();
+              if (res.statusCode === 200) return undefined;
             }
             throw new Error('the write never reached the evaluations');
           }),
