@@ -50,7 +50,7 @@ const RETRY_AFTER_FAILURE_MS = 1000;
 const EMPTY_REVISION = '';
 
 /** Flags compiled per turn of the event loop in a rebuild (~5–15 ms at ten rules per flag). */
-const FLAGS_PER_SLICE = 200;
+const FLAGS_PER_SLICE = 100;
 
 /** An empty snapshot: what a namespace that does not exist evaluates against. */
 function emptySnapshot(key: string): CompiledNamespace {

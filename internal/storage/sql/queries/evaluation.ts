@@ -191,7 +191,7 @@ async function readModel(tx: Tx, ns: string, revision: string, only: string[] | 
  * evaluations run between pages and between a page's queries. A namespace this size or smaller
  * is read whole, as before.
  */
-const FLAGS_PER_PAGE = 250;
+const FLAGS_PER_PAGE = 125;
 
 /** Rows read per turn of the event loop where the driver is synchronous. */
 const ROWS_PER_SLICE = 5000;
