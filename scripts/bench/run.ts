@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     for (const flags of sizes) {
       const r = await scaleBench(flags);
       console.log(`${flags.toLocaleString('en-US')} flags: document ${r.documentMb.toFixed(1)} MB, flag import ${(r.importMs / 1000).toFixed(2)} s (peak RSS ${r.importPeakRssMb.toFixed(0)} MB); start → SERVING ${(r.servingMs / 1000).toFixed(2)} s; RSS ${r.rssMb.toFixed(0)} MB at SERVING, ${r.settledRssMb.toFixed(0)} MB settled (peak ${r.peakRssMb.toFixed(0)} MB); probe p50 ${r.probeP50Ms.toFixed(2)} ms`);
-      for (const e of r.events) console.log(`  ${e.event.padEnd(58)} ${e.ms.toFixed(0).padStart(7)} ms  longest evaluation ${e.stallMs.toFixed(1).padStart(7)} ms${e.bytes === undefined ? '' : `  ${(e.bytes / 1e6).toFixed(2)} MB`}`);
+      for (const e of r.events) console.log(`  ${e.event.padEnd(58)} ${e.ms.toFixed(0).padStart(7)} ms  longest evaluation ${e.stallMs.toFixed(1).padStart(7)} ms, server loop delay ${e.loopMs.toFixed(0).padStart(5)} ms${e.bytes === undefined ? '' : `  ${(e.bytes / 1e6).toFixed(2)} MB`}`);
     }
   }
   if (only.has('instructions')) {

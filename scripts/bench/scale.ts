@@ -24,7 +24,14 @@ const SETTLE_MS = 40_000;
 export interface ScaleEvent {
   event: string;
   ms: number;
+  /** The longest evaluation the probe saw while the event ran. */
   stallMs: number;
+  /**
+   * The server's own figure: the longest event-loop delay while the event ran (prom-client's
+   * nodejs_eventloop_lag_max_seconds, reset at each scrape; 10 ms resolution). Unlike the probe's,
+   * it cannot include a delay of the probe's own process (the events' processes share its core).
+   */
+  loopMs: number;
   bytes?: number;
 }
 
@@ -146,13 +153,23 @@ class Probe {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function timed(probe: Probe, event: string, what: () => Promise<number | undefined>): Promise<ScaleEvent> {
+/** The server's longest event-loop delay since the previous scrape (ms). */
+async function loopDelayMs(url: string): Promise<number> {
+  const res = await request(`${url}/metrics`);
+  const text = await res.body.text();
+  const max = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text);
+  return max ? Number(max[1]) * 1000 : NaN;
+}
+
+async function timed(probe: Probe, url: string, event: string, what: () => Promise<number | undefined>): Promise<ScaleEvent> {
   await pause(200); // a quiet stretch before, so the stall belongs to this event
+  await loopDelayMs(url); // resets the server's maximum
   const from = performance.now();
   const bytes = await what();
   const to = performance.now();
   await pause(50);
-  return { event, ms: to - from, stallMs: probe.longest(from, to), ...(bytes === undefined ? {} : { bytes }) };
+  const loopMs = await loopDelayMs(url);
+  return { event, ms: to - from, stallMs: probe.longest(from, to), loopMs, ...(bytes === undefined ? {} : { bytes }) };
 }
 
 /**
@@ -203,7 +220,7 @@ export async function scaleBench(flags: number): Promise<ScaleResult> {
       const events: ScaleEvent[] = [];
       try {
         events.push(
-          await timed(probe, 'a write by another process, until evaluations see it', async () => {
+          await timed(probe, server.url, 'a write by another process, until evaluations see it', async () => {
             // `pennon flag import` of one new flag, in-process on the database: another process.
             const one = join(dir, 'one.yml');
             writeFileSync(one, 'version: "1.4"\nnamespace: default\nflags:\n- {key: written-elsewhere, name: Written elsewhere, enabled: true}\n');
@@ -217,12 +234,12 @@ export async function scaleBench(flags: number): Promise<ScaleResult> {
             throw new Error('the write never reached the evaluations');
           }),
         );
-        events.push(await timed(probe, '/metrics scrape', () => fetchBytes(`${server.url}/metrics`, 'identity')));
-        for (const encoding of ['identity', 'gzip', 'br']) events.push(await timed(probe, `client snapshot (${encoding})`, () => fetchBytes(`${server.url}/internal/v1/evaluation/snapshot/namespace/default`, encoding)));
-        events.push(await timed(probe, `flag export --address`, async () => (await cli(['flag', 'export', '--address', server.url, '-o', join(dir, 'export.yml')]), statSync(join(dir, 'export.yml')).size)));
+        events.push(await timed(probe, server.url, '/metrics scrape', () => fetchBytes(`${server.url}/metrics`, 'identity')));
+        for (const encoding of ['identity', 'gzip', 'br']) events.push(await timed(probe, server.url, `client snapshot (${encoding})`, () => fetchBytes(`${server.url}/internal/v1/evaluation/snapshot/namespace/default`, encoding)));
+        events.push(await timed(probe, server.url, `flag export --address`, async () => (await cli(['flag', 'export', '--address', server.url, '-o', join(dir, 'export.yml')]), statSync(join(dir, 'export.yml')).size)));
         const small = join(dir, 'small.yml');
         writeShapeDocument(small, 1000, 'other');
-        events.push(await timed(probe, 'flag import --address (1,000 flags, another namespace)', () => cli(['flag', 'import', small, '--address', server.url]).then(() => undefined)));
+        events.push(await timed(probe, server.url, 'flag import --address (1,000 flags, another namespace)', () => cli(['flag', 'import', small, '--address', server.url]).then(() => undefined)));
       } finally {
         await probe.stop();
       }
