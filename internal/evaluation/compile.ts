@@ -69,20 +69,12 @@ function flagCompiler(data: NamespaceData, shared = sharedParts()): (flag: Flag)
 }
 
 /**
- * compileNamespace a slice of flags at a time, awaiting `pause()` between slices, so that a
- * large namespace's rebuild never holds its caller's event loop in one piece (the caller passes
- * a turn of its loop: this module uses no Node API). The same snapshot as compileNamespace.
- */
-export async function compileNamespaceInSlices(data: NamespaceData, flagsPerSlice: number, pause: () => Promise<unknown>): Promise<CompiledNamespace> {
-  const compiler = new NamespaceCompiler(data.key);
-  await compiler.add(data, flagsPerSlice, pause);
-  return compiler.finish(data.revision);
-}
-
-/**
  * Compiles a namespace that arrives in pages of whole flags, each page with the segments its
  * flags use, in creation order: what is held is the compiled flags, never the whole read (at
- * 100,000 flags of ten rules the read model alone was over a gigabyte).
+ * 100,000 flags of ten rules the read model alone was over a gigabyte). A slice of flags at a
+ * time, awaiting the caller's `pause()` between slices (a turn of its event loop: this module
+ * uses no Node API), so that a large namespace never holds the loop in one piece; the result is
+ * the snapshot compileNamespace would give for the same data.
  */
 export class NamespaceCompiler {
   private readonly shared = sharedParts();

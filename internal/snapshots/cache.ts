@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { isPennonError, notFound, unavailable } from '../core';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { NamespaceCompiler, compileNamespace, compileNamespaceInSlices, patchNamespace, type CompiledFlag, type CompiledNamespace } from '../evaluation';
+import { NamespaceCompiler, patchNamespace, type CompiledFlag, type CompiledNamespace, type NamespaceData } from '../evaluation';
 import type { Change, EvaluationSource } from '../storage';
 
 /**
@@ -255,17 +255,21 @@ export class SnapshotCache {
       }
     }
     this.stats.rebuilds++;
-    if (this.source.loadNamespacePages) {
-      // Page by page: only the compiled flags are held, never the whole read model.
-      const compiler = new NamespaceCompiler(ns);
-      const revision = await this.source.loadNamespacePages(ns, (page) => compiler.add(page, FLAGS_PER_SLICE, () => nextTurn()));
-      return revision === null ? emptySnapshot(ns) : compiler.finish(revision);
-    }
+    // Compiled a slice at a time (evaluations keep answering from the held snapshot meanwhile,
+    // and the new one replaces it whole); page by page where the source reads in pages, so that
+    // only compiled flags are held, never the whole read model.
+    const compiler = new NamespaceCompiler(ns);
+    const add = (page: NamespaceData) => compiler.add(page, FLAGS_PER_SLICE, () => nextTurn());
+    const revision = this.source.loadNamespacePages ? await this.source.loadNamespacePages(ns, add) : await this.loadWhole(ns, add);
+    return revision === null ? emptySnapshot(ns) : compiler.finish(revision);
+  }
+
+  /** A source without pages: its whole read model as one page; the revision read, or null. */
+  private async loadWhole(ns: string, add: (page: NamespaceData) => Promise<void>): Promise<string | null> {
     const data = await this.source.loadNamespace(ns);
-    if (!data) return emptySnapshot(ns);
-    // A large namespace is compiled a slice at a time: evaluations keep answering from the held
-    // snapshot meanwhile, and the new one replaces it whole.
-    return data.flags.length > FLAGS_PER_SLICE ? compileNamespaceInSlices(data, FLAGS_PER_SLICE, () => nextTurn()) : compileNamespace(data);
+    if (!data) return null;
+    await add(data);
+    return data.revision;
   }
 
   private remember(ns: string): Entry {

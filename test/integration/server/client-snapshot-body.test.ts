@@ -1,6 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { largeDocument } from '../../support/large-document';
 import { expectStatus, useServer } from '../../support/server';
 import { longestStall } from '../../support/stall';
 
@@ -29,19 +30,7 @@ const decode = (r: { headers: Record<string, string | string[] | undefined>; bod
 };
 
 /** `flags` flags of two rules each over 20 shared segments of 3 constraints, as one import document. */
-function document(flags: number): string {
-  const lines = ['version: "1.4"', 'namespace: default', 'segments:'];
-  for (let s = 0; s < 20; s++) {
-    lines.push(`- key: seg-${s}`, `  name: Segment ${s}`, '  match_type: ALL_MATCH_TYPE', '  constraints:');
-    lines.push(`  - {type: STRING_COMPARISON_TYPE, property: plan, operator: eq, value: plan-${s}}`, '  - {type: NUMBER_COMPARISON_TYPE, property: age, operator: gt, value: "18"}', '  - {type: BOOLEAN_COMPARISON_TYPE, property: beta, operator: true}');
-  }
-  lines.push('flags:');
-  for (let i = 0; i < flags; i++) {
-    lines.push(`- key: flag-${i}`, `  name: Flag ${i}`, '  type: VARIANT_FLAG_TYPE', '  enabled: true', '  variants:', '  - key: a', '  - key: b', '  rules:');
-    for (const s of [i % 20, (i + 7) % 20]) lines.push(`  - segment: seg-${s}`, '    distributions:', '    - {variant: a, rollout: 50}', '    - {variant: b, rollout: 50}');
-  }
-  return `${lines.join('\n')}\n`;
-}
+const document = (flags: number) => largeDocument({ flags, segments: 20, variants: ['a', 'b'], rollouts: [50, 50], segmentsOf: (i) => [i % 20, (i + 7) % 20] });
 
 describe('the client snapshot body', () => {
   const server = useServer();

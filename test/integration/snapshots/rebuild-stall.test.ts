@@ -4,6 +4,7 @@ import { systemClock } from '../../../internal/core';
 import { compileNamespace } from '../../../internal/evaluation';
 import { snapshotSlices } from '../../../internal/server/routes/snapshot-json';
 import { openDatabase, storeFor } from '../../../internal/storage';
+import { largeDocument } from '../../support/large-document';
 import { longestStall } from '../../support/stall';
 
 /**
@@ -18,19 +19,8 @@ import { longestStall } from '../../support/stall';
 
 const FLAGS = 10_000;
 
-function document(): string {
-  const lines = ['version: "1.4"', 'namespace: default', 'segments:'];
-  for (let s = 0; s < 50; s++) {
-    lines.push(`- key: seg-${s}`, `  name: Segment ${s}`, '  match_type: ALL_MATCH_TYPE', '  constraints:');
-    lines.push(`  - {type: STRING_COMPARISON_TYPE, property: plan, operator: eq, value: plan-${s}}`, '  - {type: NUMBER_COMPARISON_TYPE, property: age, operator: gt, value: "18"}', '  - {type: BOOLEAN_COMPARISON_TYPE, property: beta, operator: true}');
-  }
-  lines.push('flags:');
-  for (let i = 0; i < FLAGS; i++) {
-    lines.push(`- key: flag-${i}`, `  name: Flag ${i}`, '  type: VARIANT_FLAG_TYPE', '  enabled: true', '  variants:', '  - key: a', '  - key: b', '  - key: c', '  rules:');
-    for (let r = 0; r < 5; r++) lines.push(`  - segment: seg-${(i + r * 11) % 50}`, '    distributions:', '    - {variant: a, rollout: 34}', '    - {variant: b, rollout: 33}', '    - {variant: c, rollout: 33}');
-  }
-  return `${lines.join('\n')}\n`;
-}
+/** Three variants and five rules over 50 shared segments per flag. */
+const document = () => largeDocument({ flags: FLAGS, segments: 50, variants: ['a', 'b', 'c'], rollouts: [34, 33, 33], segmentsOf: (i) => [0, 1, 2, 3, 4].map((r) => (i + r * 11) % 50) });
 
 describe.runIf(testBackend() === 'sqlite')('a whole-namespace rebuild of 10,000 flags', () => {
   const writer = useServer();
