@@ -84,8 +84,39 @@ const embedWeb = {
 
 await buildWeb();
 
+const shared = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  loader: { '.sql': 'text' },
+  supported: { 'dynamic-import': false },
+  logLevel: 'warning',
+};
+
+/**
+ * The bulk import's thread runs its own script (internal/service/import-worker.ts bundled alone),
+ * started from text: internal/service/import-worker-source.ts (which bundles it on first use when
+ * running from source) is replaced by a module holding the code bundled here.
+ */
+const importWorker = await build({ ...shared, plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal], entryPoints: ['internal/service/import-worker.ts'], write: false });
+const embedImportWorker = {
+  name: 'embed-import-worker',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]internal[\\/]service[\\/]import-worker-source\.ts$/ }, () => ({
+      // A constant read when the bundle loads: inside a function, V8 would parse the 2 MB
+      // literal again when the function is first compiled, on the first import's request.
+      contents: `const CODE = ${JSON.stringify(importWorker.outputFiles[0].text)};\nexport const importWorkerCode = () => Promise.resolve(CODE);\nexport const importWorkerFilename = () => __filename;\n`,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
-  plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal, embedWeb],
+  plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal, embedWeb, embedImportWorker],
   entryPoints: ['cmd/main.ts'],
   outfile: 'dist/pennon.cjs',
   bundle: true,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import type { Micros } from './types';
 
 /** Where time comes from; injectable so that tests can pin it. */
@@ -25,6 +25,11 @@ export function systemClock(): Clock {
   };
 }
 
+/**
+ * A new row id: a UUID as Flipt's, but version 7 (time-ordered, monotonic within a process)
+ * rather than 4. The ids are primary keys: random ones land anywhere in the index, so a bulk
+ * import of 300,000 distributions touched pages all over it (8.8 s against 1.4 s in order).
+ */
 export function newId(): string {
-  return randomUUID();
+  return uuidv7();
 }

@@ -24,6 +24,12 @@ export interface BulkImportResult extends ImportResult {
   warnings: ExtWarning[];
 }
 
+/**
+ * A whole import from its text (UTF-8, in the chunks it arrived in): `importBulk` on a store,
+ * or the same run on a thread of its own.
+ */
+export type BulkImporter = (body: readonly Uint8Array[], options: BulkImportOptions) => Promise<BulkImportResult>;
+
 export async function importBulk(target: ImportTarget, text: string, options: BulkImportOptions): Promise<BulkImportResult> {
   if (options.namespace !== null && options.drop) {
     throw invalidField('drop', 'deletes every namespace, so it is for POST /api/v1/import only, not an import into one namespace');

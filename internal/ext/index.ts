@@ -6,7 +6,7 @@
 export type * from './document';
 export { encodingOf, namespaceKeyOf } from './document';
 export { decodeDocuments, parseJsonStream, type DecodeOptions, type DecodedStream } from './decode';
-export { importBulk, type BulkImportOptions, type BulkImportResult } from './bulk';
+export { importBulk, type BulkImporter, type BulkImportOptions, type BulkImportResult } from './bulk';
 export { encodeDocuments, exportHeader } from './encode';
 export {
   ExtError,

@@ -9,7 +9,7 @@ import type { Metrics } from '../telemetry';
 import { markFastifyRoutes } from '../telemetry/routes';
 import type { Tracing } from '../telemetry/tracing';
 import type { AuthService, Authenticator } from '../auth';
-import type { Store } from '../storage';
+import type { BulkImporter } from '../ext';
 import type { WebhookService } from '../webhook';
 import type { FlagSources } from './sources';
 import { AuthGate, installAuthGate } from './auth-gate';
@@ -60,8 +60,8 @@ export interface AppDeps {
   logger: Logger;
   /** The service's clock: the error log's intervals are timed by it. */
   clock: Clock;
-  /** The database: the bulk import route writes through its transaction. */
-  store: Store;
+  /** The bulk import route's importer (on a thread of its own: internal/service/import-thread.ts). */
+  importer: BulkImporter;
   /** Where each request reads flags: the database, or the Git environment it names. */
   sources: FlagSources;
   authenticator: Pick<Authenticator, 'authenticate'>;
@@ -154,7 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const webhook = deps.webhook;
   if (webhook) await app.register(async (scope) => webhookRoutes(scope, webhook, health));
   // Pennon's bulk import: its own scope, which reads bodies as text up to server.max_import_bytes.
-  const importDeps = { store: deps.store, readOnly: deps.config.storage.read_only || sources.gitBacked, maxBytes: deps.config.server.max_import_bytes, errors };
+  const importDeps = { importer: deps.importer, readOnly: deps.config.storage.read_only || sources.gitBacked, maxBytes: deps.config.server.max_import_bytes, errors };
   await app.register(async (scope) => importRoutes(scope, importDeps));
   // The dashboard: one static route per built file, in a scope of its own (no API hooks).
   if (deps.config.ui.enabled) await app.register(async (scope) => dashboardRoutes(scope, deps.logger));

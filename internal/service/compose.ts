@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { AuthService, Authenticator, startCleanup, type SharedAuthCache } from '../auth';
 import type { Cache } from '../cache';
 import type { Config } from '../config';
+import type { BulkImporter } from '../ext';
 import { systemClock, type Clock } from '../core';
 import type { GitEnvironments } from '../git';
 import type { FlagSources, HealthState } from '../server';
@@ -13,6 +14,7 @@ import type { WebhookService } from '../webhook';
 import { CloseHooks, type CloseHook } from './close-hooks';
 import { relayWebhookSyncs, type WorkerRole } from './cluster-worker';
 import { openExistingStore, openPreparedStore, openStore, type OpenedStore } from './database';
+import { threadedImporter } from './import-thread';
 
 /**
  * The composition root (Flipt's `internal/cmd/grpc.go` is the model): every part of the service
@@ -74,6 +76,8 @@ export interface Services extends TokenServices {
   sources: FlagSources;
   /** The inbound Git webhook; null without Git environments or without a licence granting it. */
   webhook: WebhookService | null;
+  /** The bulk import route's importer: a thread per import (import-thread.ts). */
+  importer: BulkImporter;
   /** The database's circuit breaker (null on SQLite): probed from start-up's end, reported on /health. */
   breaker: DatabaseBreaker | null;
   /** What starts once the database is ready, in order: database probe, instance link, bootstrap token, cleanup, poller, Git. */
@@ -222,7 +226,8 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   // The first fetch of every Git storage (a failure is logged and left to the poller), then polling.
   if (environments) startup.push({ name: 'git polling', start: async () => environments.start() });
 
-  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, startup };
+  const importer = threadedImporter(config.db, store);
+  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, startup };
 }
 
 /** The first token, when none exists. Its value is logged only when it was generated here. */

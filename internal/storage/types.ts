@@ -231,6 +231,11 @@ export interface AuthStore {
 export interface Store extends ReadStore, WriteStore, EvaluationSource, AuthStore {
   /** Subscribes to committed writes made through this store (this process); returns an unsubscribe. */
   onChange(listener: ChangeListener): () => void;
+  /**
+   * A write committed on another connection of this process (the import thread's): its
+   * listeners hear it as they hear this store's own.
+   */
+  announce(change: Change): void;
   /** Runs `fn` in one transaction: all its writes land together or not at all. */
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
   close(): Promise<void>;

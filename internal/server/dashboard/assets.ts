@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { cacheRoots } from '../../core/cache-dir';
 import { EMBEDDED_WEB, type EmbeddedWeb } from './embedded';
 
 /**
  * Where the dashboard's built files are on disk, for @fastify/static (which serves files, not
  * memory). Inside the executable (or `node dist/pennon.cjs`) the files travel in the bundle and
- * are written once to a per-version cache directory, as the SQLite addon is
- * (internal/storage/sql/dialects/sqlite-addon.ts): a whole directory prepared under a temporary name and
- * renamed into place, so instances starting together never serve half a copy. From source
+ * are written once to a per-version cache directory (core/cache-dir.ts's roots): a whole
+ * directory prepared under a temporary name and renamed into place, so instances starting
+ * together never serve half a copy. From source
  * (tests) they are dist/web, built by `node scripts/build/web.mjs` or the test run's setup.
  */
 export type DashboardFiles = { dir: string } | { missing: string };
@@ -21,13 +21,8 @@ export function dashboardFiles(embedded: EmbeddedWeb | null = EMBEDDED_WEB): Das
   return existsSync(join(dir, 'index.html')) ? { dir } : { missing: `${dir} holds no build (run \`node scripts/build/web.mjs\`)` };
 }
 
-function cacheRoots(): string[] {
-  const xdg = process.env.XDG_CACHE_HOME;
-  return [join(xdg && xdg !== '' ? xdg : join(homedir(), '.cache'), 'pennon', 'web'), join(tmpdir(), 'pennon-web')];
-}
-
 function extract(embedded: EmbeddedWeb): DashboardFiles {
-  for (const root of cacheRoots()) {
+  for (const root of cacheRoots('web')) {
     const dir = join(root, embedded.digest);
     // The marker is written last: a directory without it was never completed.
     if (existsSync(join(dir, '.complete'))) return { dir };

@@ -77,6 +77,9 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
         listeners.add(listener);
         return () => listeners.delete(listener);
       },
+      announce(change) {
+        for (const listener of listeners) listener(change);
+      },
       transaction: (fn) => (current ? fn(store) : run(() => transaction('write', (tx) => fn(storeOn(tx))))),
       close: () => database.root.destroy(),
     };
