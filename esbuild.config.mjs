@@ -98,25 +98,23 @@ const shared = {
 };
 
 /**
- * The bulk import's thread runs its own script (internal/service/import-worker.ts bundled alone),
- * started from text: internal/service/import-worker-source.ts (which bundles it on first use when
- * running from source) is replaced by a module holding the code bundled here.
+ * The bulk import's thread runs its own script (internal/service/import-worker.ts bundled alone)
+ * from a file: dist/import-worker.cjs, beside the bundle, which the executable carries as an
+ * asset (scripts/build/sea.mjs). The wrapper gives its code the `__filename` of the process that
+ * starts it (see internal/service/import-worker-source.ts).
  */
-const importWorker = await build({ ...shared, plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal], entryPoints: ['internal/service/import-worker.ts'], write: false });
-const embedImportWorker = {
-  name: 'embed-import-worker',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]internal[\\/]service[\\/]import-worker-source\.ts$/ }, () => ({
-      // A constant read when the bundle loads: inside a function, V8 would parse the 2 MB
-      // literal again when the function is first compiled, on the first import's request.
-      contents: `const CODE = ${JSON.stringify(importWorker.outputFiles[0].text)};\nexport const importWorkerCode = () => Promise.resolve(CODE);\nexport const importWorkerFilename = () => __filename;\n`,
-      loader: 'js',
-    }));
-  },
-};
+const IMPORT_WORKER = 'import-worker.cjs';
+await build({
+  ...shared,
+  plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal],
+  entryPoints: ['internal/service/import-worker.ts'],
+  outfile: `dist/${IMPORT_WORKER}`,
+  banner: { js: '(function (__filename) {' },
+  footer: { js: "})(require('node:worker_threads').workerData.filename);" },
+});
 
 await build({
-  plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal, embedWeb, embedImportWorker],
+  plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal, embedWeb],
   entryPoints: ['cmd/main.ts'],
   outfile: 'dist/pennon.cjs',
   bundle: true,
@@ -139,6 +137,7 @@ await build({
     __PENNON_COMMIT__: JSON.stringify(commit()),
     __PENNON_BUILD_DATE__: JSON.stringify(new Date().toISOString()),
     __PENNON_LICENSE_ISSUER__: JSON.stringify(licenseIssuer()),
+    __PENNON_IMPORT_WORKER__: JSON.stringify(IMPORT_WORKER),
   },
   banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',

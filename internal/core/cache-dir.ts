@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -9,6 +10,23 @@ import { dirname, join } from 'node:path';
  * @fastify/static): written once to a per-user cache directory, in places named after their
  * content, so versions never mix and processes starting together never see half a file.
  */
+
+interface Sea {
+  isSea(): boolean;
+  getAsset(key: string): ArrayBuffer;
+}
+
+/** An asset the single executable carries (scripts/build/sea.mjs), or null outside it. */
+export function executableAsset(key: string): Buffer | null {
+  let sea: Sea;
+  try {
+    // `node:sea` exists from Node 20.12; it is only meaningful inside the executable.
+    sea = createRequire(__filename)('node:sea') as Sea;
+  } catch {
+    return null;
+  }
+  return sea.isSea() ? Buffer.from(sea.getAsset(key)) : null;
+}
 
 /** Where files of `kind` go: $XDG_CACHE_HOME (or ~/.cache)/pennon/<kind>, else the temp directory. */
 export function cacheRoots(kind: string): string[] {

@@ -2,12 +2,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import type { DbConfig } from '../config';
 import { PennonError, type ErrorKind } from '../core';
-import { cachedFile } from '../core/cache-dir';
 import { importBulk, type BulkImporter, type BulkImportOptions, type BulkImportResult } from '../ext';
 import type { Change, Store } from '../storage';
 import { sqlitePath } from '../storage/sql';
 import { databaseUrl } from './database';
-import { importWorkerCode, importWorkerFilename } from './import-worker-source';
+import { importWorkerFile, importWorkerFilename } from './import-worker-source';
 
 /**
  * The bulk import route's importer: each import on a worker thread of its own, with its own
@@ -46,26 +45,11 @@ export function threadedImporter(db: DbConfig, store: Store): BulkImporter {
   return (body, options) => importOnThread({ db, options }, body, store);
 }
 
-let script: Promise<string> | null = null;
-
-/**
- * The thread's script, as a file: handed over as text, the code (2 MB) was copied by `new
- * Worker` on this thread, ~15 ms per import (~75 from source). It is written once to the cache
- * directory; the code inside resolves the SQLite addon (and, from source, packages) relative to
- * `__filename`, so it is given this process's, not the cache file's.
- */
-function threadScript(): Promise<string> {
-  script ??= importWorkerCode().then((code) =>
-    cachedFile('threads', 'import-worker.cjs', Buffer.from(`(function (__filename) {\n${code}\n})(require('node:worker_threads').workerData.filename);\n`)),
-  );
-  return script;
-}
-
 /** Bytes of the body handed to the thread per turn of the event loop (each is copied once). */
 const BYTES_PER_TURN = 1024 * 1024;
 
 async function importOnThread(job: ImportJob, body: readonly Uint8Array[], store: Store): Promise<BulkImportResult> {
-  const file = await threadScript();
+  const file = await importWorkerFile();
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {

@@ -1,33 +1,57 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { cachedFile, executableAsset } from '../core/cache-dir';
 
 /**
- * The import thread's code (import-worker.ts bundled into one script). Running from source
- * (tests, development) it is bundled here on first use by esbuild, a development dependency;
- * the build replaces this module with the code bundled at build time (esbuild.config.mjs), so
- * the executable never needs a file or a bundler to start the thread.
+ * The import thread's script (import-worker.ts bundled alone, wrapped so that its `__filename`
+ * is the one `importWorkerFilename` gives) as a file for `new Worker`. The build writes it
+ * beside the bundle (dist/import-worker.cjs) and the executable carries it as an asset, written
+ * once to the cache directory, as the SQLite addon is; neither copies it onto the server's
+ * thread. Running from source (tests, development) it is bundled on first use by esbuild, a
+ * development dependency, in esbuild's own process.
  */
 
-let bundled: Promise<string> | null = null;
+/** The script's name, set by the build (esbuild's `define`); undefined from source. */
+declare const __PENNON_IMPORT_WORKER__: string | undefined;
 
-export function importWorkerCode(): Promise<string> {
-  // esbuild bundles in its own process: this thread only waits.
-  bundled ??= (createRequire(import.meta.url)('esbuild') as typeof import('esbuild'))
-    .build({
-      entryPoints: [fileURLToPath(new URL('./import-worker.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      write: false,
-      loader: { '.sql': 'text' },
-      logLevel: 'silent',
-    })
-    .then((result) => result.outputFiles[0].text);
-  return bundled;
+/** Wraps the thread's code: `__filename` in it is the value the thread is given (the build writes the same). */
+const SCRIPT_HEAD = '(function (__filename) {';
+const SCRIPT_TAIL = "})(require('node:worker_threads').workerData.filename);";
+
+let script: Promise<string> | null = null;
+
+export async function importWorkerFile(): Promise<string> {
+  script ??= locate();
+  const file = await script;
+  if (existsSync(file)) return file;
+  // Removed since (a temp-directory cleaner, say): written again.
+  script = locate();
+  return script;
 }
 
-/** Where the thread's code resolves packages and the SQLite addon from: this file's place. */
+/** Where the thread's code resolves the SQLite addon (and, from source, packages) from: this module's place. */
 export function importWorkerFilename(): string {
-  return fileURLToPath(import.meta.url);
+  return __filename;
+}
+
+async function locate(): Promise<string> {
+  if (typeof __PENNON_IMPORT_WORKER__ === 'string') {
+    const asset = executableAsset(__PENNON_IMPORT_WORKER__);
+    return asset ? cachedFile('threads', __PENNON_IMPORT_WORKER__, asset) : join(__dirname, __PENNON_IMPORT_WORKER__);
+  }
+  const esbuild = createRequire(__filename)('esbuild') as typeof import('esbuild');
+  const result = await esbuild.build({
+    entryPoints: [join(__dirname, 'import-worker.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    write: false,
+    loader: { '.sql': 'text' },
+    banner: { js: SCRIPT_HEAD },
+    footer: { js: SCRIPT_TAIL },
+    logLevel: 'silent',
+  });
+  return cachedFile('threads', 'import-worker.cjs', Buffer.from(result.outputFiles[0].contents));
 }

@@ -1,7 +1,8 @@
 // Turns dist/pennon.cjs into dist/pennon: Node's single-executable-application support, with
 // the local Node binary, the bundle as the SEA main script (with a V8 code cache, for start-up
-// time) and better-sqlite3's native addon as a SEA asset. Injected with postject's API
-// (@yao-pkg/pkg's SEA helper shells out to `npx postject` and swallows its failure). The build
+// time), better-sqlite3's native addon and the import thread's script (dist/import-worker.cjs)
+// as SEA assets. Injected with postject's API (@yao-pkg/pkg's SEA helper shells out to `npx
+// postject` and swallows its failure). The build
 // fails unless the result really runs the bundle. `--out PATH` builds elsewhere than dist/pennon.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +27,7 @@ writeFileSync(
     output: blob,
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
-    assets: { 'better_sqlite3.node': require.resolve('better-sqlite3/build/Release/better_sqlite3.node') },
+    assets: { 'better_sqlite3.node': require.resolve('better-sqlite3/build/Release/better_sqlite3.node'), 'import-worker.cjs': 'dist/import-worker.cjs' },
   }),
 );
 execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });

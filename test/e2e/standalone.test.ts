@@ -106,6 +106,17 @@ describe('the single executable, alone in an empty directory', () => {
       expect(match).toMatchObject({ match: true, variantKey: 'on', variantAttachment: '{"copy":"alone"}', segmentKeys: ['beta'], reason: 'MATCH_EVALUATION_REASON' });
       const miss = expectStatus(await api.post('/evaluate/v1/variant', { flagKey: 'standalone', entityId: 'u-1', context: { group: 'alpha' } }), 200);
       expect(miss).toMatchObject({ match: false, variantKey: '' });
+
+      // The bulk import runs on a thread whose script the executable carries: written to the
+      // cache on first use, and again when something has removed it since.
+      const importing = (ns: string) => api.request('POST', '/api/v1/import', `namespace: ${ns}\nflags:\n- {key: imported, name: Imported}\n`, { 'content-type': 'application/yaml' });
+      expectStatus(await importing('threaded'), 200);
+      const threads = join(dirs.cache, 'pennon', 'threads');
+      expect(filesUnder(threads).map((f) => f.split(sep).at(-1))).toEqual(['import-worker.cjs']);
+      rmSync(threads, { recursive: true, force: true });
+      expect(expectStatus(await importing('threaded-again'), 200).created.flags).toBe(1);
+      expect(filesUnder(threads).map((f) => f.split(sep).at(-1))).toEqual(['import-worker.cjs']);
+      expectStatus(await api.get('/api/v1/namespaces/threaded-again/flags/imported'), 200);
     } finally {
       child.kill('SIGTERM');
     }

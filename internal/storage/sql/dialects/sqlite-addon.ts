@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { cachedFile } from '../../../core/cache-dir';
+import { cachedFile, executableAsset } from '../../../core/cache-dir';
 
 /**
  * better-sqlite3's native addon. Inside the single executable it travels as a SEA asset: it is
@@ -9,21 +9,6 @@ import { cachedFile } from '../../../core/cache-dir';
 
 const ASSET = 'better_sqlite3.node';
 
-interface Sea {
-  isSea(): boolean;
-  getAsset(key: string): ArrayBuffer;
-}
-
-function sea(): Sea | null {
-  try {
-    // `node:sea` exists from Node 20.12; it is only meaningful inside the executable.
-    const mod = createRequire(__filename)('node:sea') as Sea;
-    return mod.isSea() ? mod : null;
-  } catch {
-    return null;
-  }
-}
-
 let loaded: object | undefined;
 
 /**
@@ -32,9 +17,9 @@ let loaded: object | undefined;
  */
 export function sqliteAddon(): object | string {
   if (loaded) return loaded;
-  const executable = sea();
-  if (!executable) return sqliteAddonPath();
-  const file = cachedFile('native', ASSET, Buffer.from(executable.getAsset(ASSET)));
+  const asset = executableAsset(ASSET);
+  if (!asset) return sqliteAddonPath();
+  const file = cachedFile('native', ASSET, asset);
   const module = { exports: {} };
   process.dlopen(module, file);
   loaded = module.exports;
