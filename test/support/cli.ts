@@ -25,7 +25,9 @@ export async function serve(env: Record<string, string>, port: number): Promise<
     env: { PENNON_LOG_LEVEL: 'error', PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: String(port), PENNON_SERVER_GRPC_PORT: '0', ...env },
     reject: false,
   });
-  const deadline = Date.now() + 10_000;
+  // Each serve is a supervisor and one worker per core: three of them starting together on a
+  // two-core machine busy with other suites took over 10 s once.
+  const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`pennon serve exited early: ${(await child).stderr}`);
     try {
@@ -37,7 +39,8 @@ export async function serve(env: Record<string, string>, port: number): Promise<
     await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL');
-  throw new Error('pennon serve did not become healthy within 10 s');
+  const { stderr } = await child;
+  throw new Error(`pennon serve did not become healthy within 20 s; what it wrote to stderr: ${String(stderr).slice(-2000) || '(nothing)'}`);
 }
 
 /**

@@ -57,8 +57,12 @@ describe.runIf(testBackend() === 'sqlite')('a whole-namespace rebuild of 10,000 
       });
       rebuilding = false;
       await evaluations;
-      // A wait behind the rebuild would be its whole length (over a second).
-      expect(Math.max(...during)).toBeLessThan(250);
+      // A wait behind the rebuild would be its whole length (2–6 s here). One evaluation's wall
+      // time also counts this process being preempted on a machine busy with other suites (up to
+      // ~300 ms seen), so the bound is well under the rebuild rather than tight: what holds the
+      // loop is bounded by CPU time below.
+      const rebuildMs = performance.now() - started;
+      expect(Math.max(...during)).toBeLessThan(Math.min(1000, rebuildMs / 2));
       const flag = await snapshots.flag('default', 'flag-42');
       expect(flag.name).toBe(`Renamed ${round}`);
       // Read in pages, whole and in order: every flag in creation order, each with its five rules' segments.
