@@ -84,15 +84,21 @@ const embedWeb = {
 
 await buildWeb();
 
+/** What the executable's two scripts (the CLI and the import thread's) are both built with. */
 const shared = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'cjs',
+  // Smaller and quicker to parse; identifiers are kept so stack traces stay readable.
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   loader: { '.sql': 'text' },
+  // The single executable cannot run `import()` (Node has no dynamic-import callback for a SEA's
+  // script: ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and some packages import built-ins that way
+  // (OpenTelemetry's OTLP/HTTP exporter: `import('http')`): esbuild turns every `import()` into
+  // a `require` instead.
   supported: { 'dynamic-import': false },
   logLevel: 'warning',
 };
@@ -114,24 +120,11 @@ await build({
 });
 
 await build({
+  ...shared,
   plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal, embedWeb],
   entryPoints: ['cmd/main.ts'],
   outfile: 'dist/pennon.cjs',
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
   sourcemap: 'linked',
-  // Smaller and quicker to parse; identifiers are kept so stack traces stay readable.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  loader: { '.sql': 'text' },
-  // The single executable cannot run `import()` (Node has no dynamic-import callback for a SEA's
-  // script: ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and some packages import built-ins that way
-  // (OpenTelemetry's OTLP/HTTP exporter: `import('http')`): esbuild turns every `import()` into
-  // a `require` instead.
-  supported: { 'dynamic-import': false },
   define: {
     __PENNON_VERSION__: JSON.stringify(pkg.version),
     __PENNON_COMMIT__: JSON.stringify(commit()),
@@ -140,5 +133,4 @@ await build({
     __PENNON_IMPORT_WORKER__: JSON.stringify(IMPORT_WORKER),
   },
   banner: { js: '#!/usr/bin/env node' },
-  logLevel: 'warning',
 });

@@ -7,6 +7,7 @@ import type { AuthGate } from './auth-gate';
 import type { RequestErrorLog } from './error-log';
 import { describeError, writeError } from './errors';
 import { answerEvaluation, type EvaluationAnswers, type EvaluationKind } from './evaluation-answer';
+import { readChunks } from './body-chunks';
 import { drainThenClose } from './oversized';
 import type { FlagSources } from './sources';
 
@@ -79,26 +80,18 @@ function readBody(req: IncomingMessage, res: ServerResponse, options: FastLaneOp
     drainThenClose(req, options.bodyLimit);
     fail(res, new PennonError('too_large', 'request body is too large'), options, true);
   };
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > options.bodyLimit) return tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const onData = (chunk: Buffer) => {
-    size += chunk.length;
-    if (size <= options.bodyLimit) return void chunks.push(chunk);
-    req.off('data', onData);
-    req.off('end', onEnd);
-    tooLarge();
-  };
-  const onEnd = () => {
-    try {
-      done(parseJsonBody((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8')), started);
-    } catch (err) {
-      fail(res, err, options);
-    }
-  };
-  req.on('data', onData);
-  req.on('end', onEnd);
+  readChunks(
+    req,
+    options.bodyLimit,
+    (chunks, size) => {
+      try {
+        done(parseJsonBody((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8')), started);
+      } catch (err) {
+        fail(res, err, options);
+      }
+    },
+    tooLarge,
+  );
 }
 
 function evaluate<K extends EvaluationKind>(

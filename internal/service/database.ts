@@ -25,6 +25,12 @@ export function databaseUrl(db: DbConfig): string {
   return `${db.protocol}://${auth}${host}:${port}/${encodeURIComponent(db.name)}`;
 }
 
+/** The SQLite file a configuration names (`:memory:` for an in-memory one); null for any other database. */
+export function sqliteFileOf(db: DbConfig): string | null {
+  const url = databaseUrl(db);
+  return /^(file|sqlite3?):/i.test(url) ? sqlitePath(url) : null;
+}
+
 /** `db.max_open_conn`, `max_idle_conn`, `conn_max_lifetime`, `prepared_statements_enabled`, `connect_timeout`, `statement_timeout`. */
 export function poolOptions(db: DbConfig): PoolOptions {
   return {
@@ -68,11 +74,8 @@ const HOW_TO_CONFIGURE = 'point --config FILE (db.url) or PENNON_DB_URL at the d
  * are refused, naming the database; one with pending migrations is refused as by `serve`.
  */
 export async function openExistingStore(db: DbConfig, clock: Clock): Promise<OpenedStore> {
-  const url = databaseUrl(db);
-  if (/^(file|sqlite3?):/i.test(url)) {
-    const path = sqlitePath(url);
-    if (path !== ':memory:' && !existsSync(path)) throw new Error(`no database at ${path}: nothing to read; ${HOW_TO_CONFIGURE}`);
-  }
+  const path = sqliteFileOf(db);
+  if (path !== null && path !== ':memory:' && !existsSync(path)) throw new Error(`no database at ${path}: nothing to read; ${HOW_TO_CONFIGURE}`);
   const opened = openStore(db, clock);
   try {
     const { connection } = opened;

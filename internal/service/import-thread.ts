@@ -4,8 +4,7 @@ import type { DbConfig } from '../config';
 import { PennonError, type ErrorKind } from '../core';
 import { importBulk, type BulkImporter, type BulkImportOptions, type BulkImportResult } from '../ext';
 import type { Change, Store } from '../storage';
-import { sqlitePath } from '../storage/sql';
-import { databaseUrl } from './database';
+import { sqliteFileOf } from './database';
 import { importWorkerFile, importWorkerFilename } from './import-worker-source';
 
 /**
@@ -40,8 +39,7 @@ export interface ThreadError {
 export type ImportReply = { ok: true; result: BulkImportResult; changes: Change[] } | { ok: false; error: ThreadError };
 
 export function threadedImporter(db: DbConfig, store: Store): BulkImporter {
-  const url = databaseUrl(db);
-  if (/^(file|sqlite3?):/i.test(url) && sqlitePath(url) === ':memory:') return (body, options) => importBulk(store, Buffer.concat(body).toString('utf8'), options);
+  if (sqliteFileOf(db) === ':memory:') return (body, options) => importBulk(store, Buffer.concat(body).toString('utf8'), options);
   return (body, options) => importOnThread({ db, options }, body, store);
 }
 

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { DEFAULT_NAMESPACE, PennonError, invalidField, readOnly } from '../../core';
 import { warningLines, type BulkImporter } from '../../ext';
 import { Fields } from '../../wire';
+import { readChunks } from '../body-chunks';
 import { errorHandler } from '../errors';
 import type { RequestErrorLog } from '../error-log';
 import { serve } from '../route-table';
@@ -33,21 +34,9 @@ export function importRoutes(app: FastifyInstance, deps: ImportRouteDeps): void 
   // The body is kept as the chunks it arrived in: joining and decoding 17 MB (10,000 flags) took
   // ~200 ms of this thread; the importer does it where the import runs.
   const tooLarge = () => new PennonError('too_large', `the import is larger than server.max_import_bytes (${deps.maxBytes} bytes)`);
-  app.addContentTypeParser('*', { bodyLimit: deps.maxBytes }, (request, payload, done) => {
-    if (Number(request.headers['content-length'] ?? 0) > deps.maxBytes) return done(tooLarge(), undefined);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= deps.maxBytes) return void chunks.push(chunk);
-      payload.off('data', onData);
-      payload.off('end', onEnd);
-      done(tooLarge(), undefined);
-    };
-    const onEnd = () => done(null, chunks);
-    payload.on('data', onData);
-    payload.once('end', onEnd);
+  app.addContentTypeParser('*', { bodyLimit: deps.maxBytes }, (_request, payload, done) => {
     payload.once('error', (err) => done(err, undefined));
+    readChunks(payload, deps.maxBytes, (chunks) => done(null, chunks), () => done(tooLarge(), undefined));
   });
   // A stream over the limit is told which setting it met (then answered as every error is).
   const answer = errorHandler(deps.errors);

@@ -1,4 +1,4 @@
-import type { ChangeListener, Store } from '../types';
+import type { Change, ChangeListener, Store } from '../types';
 import { isDeadlineExceeded } from './dialects/deadline';
 import { translateError } from './errors';
 import { QUERIES, type Query } from './queries';
@@ -40,10 +40,13 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
   const outsideTransaction = txOn(database, database.root, new ChangeRecorder(false));
   const translate = (err: unknown) => translateError(database.dialect, err);
   const { breaker } = database;
+  const announce = (change: Change) => {
+    for (const listener of listeners) listener(change);
+  };
 
   async function transaction<T>(kind: TransactionKind, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const { result, changes } = await inTransaction(database, kind, fn, () => retries++);
-    for (const change of changes.all()) for (const listener of listeners) listener(change);
+    for (const change of changes.all()) announce(change);
     return result;
   }
 
@@ -77,9 +80,7 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
         listeners.add(listener);
         return () => listeners.delete(listener);
       },
-      announce(change) {
-        for (const listener of listeners) listener(change);
-      },
+      announce,
       transaction: (fn) => (current ? fn(store) : run(() => transaction('write', (tx) => fn(storeOn(tx))))),
       close: () => database.root.destroy(),
     };
