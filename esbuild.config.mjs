@@ -104,17 +104,17 @@ const shared = {
 };
 
 /**
- * The bulk import's thread runs its own script (internal/service/import-worker.ts bundled alone)
- * from a file: dist/import-worker.cjs, beside the bundle, which the executable carries as an
+ * The bulk import's and export's threads run their own script (internal/service/bulk-worker.ts bundled alone)
+ * from a file: dist/bulk-worker.cjs, beside the bundle, which the executable carries as an
  * asset (scripts/build/sea.mjs). The wrapper gives its code the `__filename` of the process that
- * starts it (see internal/service/import-worker-source.ts).
+ * starts it (see internal/service/bulk-worker-source.ts).
  */
-const IMPORT_WORKER = 'import-worker.cjs';
+const BULK_WORKER = 'bulk-worker.cjs';
 await build({
   ...shared,
   plugins: [withoutUmzugCli, zodEnglishOnly, withoutCardinal],
-  entryPoints: ['internal/service/import-worker.ts'],
-  outfile: `dist/${IMPORT_WORKER}`,
+  entryPoints: ['internal/service/bulk-worker.ts'],
+  outfile: `dist/${BULK_WORKER}`,
   banner: { js: '(function (__filename) {' },
   footer: { js: "})(require('node:worker_threads').workerData.filename);" },
 });
@@ -130,7 +130,7 @@ await build({
     __PENNON_COMMIT__: JSON.stringify(commit()),
     __PENNON_BUILD_DATE__: JSON.stringify(new Date().toISOString()),
     __PENNON_LICENSE_ISSUER__: JSON.stringify(licenseIssuer()),
-    __PENNON_IMPORT_WORKER__: JSON.stringify(IMPORT_WORKER),
+    __PENNON_BULK_WORKER__: JSON.stringify(BULK_WORKER),
   },
   banner: { js: '#!/usr/bin/env node' },
 });

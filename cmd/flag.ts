@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { extname } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { BulkRequest } from '../internal/client';
@@ -8,10 +9,11 @@ import { VERSION } from './version';
 
 /**
  * `pennon flag export` / `pennon flag import`: Flipt's document format (version 1.4), against
- * the configured database (one transaction: all or nothing) or a running server (--address:
- * an import goes to its bulk import route, one transaction there too; a server without that
- * route gets one request per object, validated whole first but not atomic). Data on stdout,
- * messages on stderr.
+ * the configured database (one transaction: all or nothing; an export reads one consistent
+ * state, written as it is read) or a running server (--address: an import goes to its bulk
+ * import route, one transaction there too; a server without that route gets one request per
+ * object, validated whole first but not atomic; an export comes from its bulk export route, or
+ * its lists). Data on stdout, messages on stderr.
  */
 
 interface RemoteOptions {
@@ -68,6 +70,54 @@ function summary(result: ImportResult): string {
 }
 
 /**
+ * `--address`: the export in one request to the server's bulk export route, streamed to `write`;
+ * false when the server has no such route (Flipt, or flags in Git), before anything is written.
+ */
+async function exportInOneRequest(
+  options: RemoteOptions,
+  request: { namespaces: string[] | null; sortByKey: boolean; encoding: Encoding },
+  write: (chunk: Uint8Array) => Promise<void>,
+): Promise<boolean> {
+  const { HttpApi, isMissingRoute, streamBulkExport } = await import('../internal/client');
+  const api = new HttpApi({ address: options.address!, token: options.token });
+  try {
+    await streamBulkExport(api, request, write);
+    return true;
+  } catch (err) {
+    if (isMissingRoute(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Where an export goes, written as it is produced (a large export is never whole in memory): a
+ * file is written beside its name and renamed into place once complete, so a failed export
+ * leaves the file that was there, never half a document; stdout is paced by its reader.
+ */
+function openOutput(path: string | undefined): { write: (text: string | Uint8Array) => Promise<void>; commit: () => Promise<void>; abandon: () => void } {
+  const partial = path ? `${path}.partial-${process.pid}` : null;
+  const stream = partial ? createWriteStream(partial) : process.stdout;
+  const failed = new Promise<never>((_resolve, reject) => stream.once('error', reject));
+  failed.catch(() => undefined);
+  const write = async (text: string | Uint8Array) => {
+    if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed]);
+  };
+  return {
+    write,
+    commit: async () => {
+      if (!partial) return;
+      await Promise.race([new Promise<void>((resolve) => (stream as WriteStream).end(resolve)), failed]);
+      renameSync(partial, path!);
+    },
+    abandon: () => {
+      if (!partial) return;
+      (stream as WriteStream).destroy();
+      rmSync(partial, { force: true });
+    },
+  };
+}
+
+/**
  * `--address`: the whole stream in one request to the server's bulk import route, written there
  * in one transaction; null when the server has no such route (Flipt), after saying — before
  * anything is written — that the object-by-object import that follows is not atomic.
@@ -120,28 +170,31 @@ export function flagCommand(program: Command): void {
     .action(async (options: RemoteOptions & { namespace?: string[]; allNamespaces?: boolean; sortByKey?: boolean; output?: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
-        const { exportDocuments, encodeDocuments, exportHeader } = await import('../internal/ext');
-        const { store, where, close } = await target(options, globals, 'export');
-        let text: string;
+        const { exportText, exportHeader } = await import('../internal/ext');
+        const encoding = encodingOfPath(options.output, 'yaml');
+        const namespaces = options.allNamespaces ? null : (options.namespace ?? ['default']);
+        const out = openOutput(options.output);
         try {
-          const documents = await exportDocuments(store, {
-            namespaces: options.namespace ?? ['default'],
-            allNamespaces: options.allNamespaces,
-            sortByKey: options.sortByKey,
-          }).catch((err: unknown) => {
-            throw naming(err, where);
-          });
-          text = encodeDocuments(documents, encodingOfPath(options.output, 'yaml'));
-        } finally {
-          await close();
-        }
-        if (options.output) {
           // As Flipt: a file starts with a comment saying what wrote it (import skips it).
-          writeFileSync(options.output, exportHeader('Pennon', VERSION) + text);
-          process.stderr.write(`exported to ${options.output}\n`);
-        } else {
-          process.stdout.write(text);
+          if (options.output) await out.write(exportHeader('Pennon', VERSION));
+          if (!(options.address && (await exportInOneRequest(options, { namespaces, sortByKey: options.sortByKey ?? false, encoding }, out.write)))) {
+            const { store, where, close, remote } = await target(options, globals, 'export');
+            try {
+              const scope = namespaces === null ? { allNamespaces: true } : { namespaces };
+              // Over HTTP a list is read whole whatever the page asked for: read once.
+              await exportText(store, { ...scope, sortByKey: options.sortByKey, flagsPerRead: remote ? 0 : undefined }, encoding, out.write).catch((err: unknown) => {
+                throw naming(err, where);
+              });
+            } finally {
+              await close();
+            }
+          }
+          await out.commit();
+        } catch (err) {
+          out.abandon();
+          throw err;
         }
+        if (options.output) process.stderr.write(`exported to ${options.output}\n`);
       } catch (err) {
         fail(err, globals);
       }

@@ -35,7 +35,7 @@ export function bulkImportPath(namespaces: string[], drop: boolean): string {
 }
 
 /** grpc-gateway's routing answers (Flipt's, and ours for a route we do not have). */
-function isMissingRoute(err: unknown): boolean {
+export function isMissingRoute(err: unknown): boolean {
   if (!(err instanceof ApiError)) return false;
   return (err.status === 404 && err.serverMessage === 'Not Found') || (err.status === 501 && err.serverMessage === 'Method Not Allowed');
 }
@@ -73,3 +73,26 @@ export async function sendBulkImport(api: HttpApi, path: string, text: string, r
     throw err;
   }
 }
+
+/**
+ * `pennon flag export --address` through Pennon's bulk export route: one request, read from one
+ * consistent state, streamed to `onChunk`. `namespaces` null asks for every namespace. A server
+ * without the route (Flipt, an older Pennon, one whose flags are in Git) answers as for any
+ * missing route: `isMissingRoute` tells, and the caller exports through the API's lists.
+ */
+export async function streamBulkExport(
+  api: HttpApi,
+  request: { namespaces: string[] | null; sortByKey: boolean; encoding: 'yaml' | 'json' },
+  onChunk: (chunk: Uint8Array) => void | Promise<void>,
+): Promise<void> {
+  const { namespaces, sortByKey, encoding } = request;
+  const one = namespaces !== null && namespaces.length === 1;
+  const path = one ? `/api/v1/namespaces/${encodeURIComponent(namespaces[0])}/export` : '/api/v1/export';
+  const query = new URLSearchParams({ format: encoding });
+  if (sortByKey) query.set('sortByKey', 'true');
+  if (namespaces !== null && !one) query.set('namespaces', namespaces.join(','));
+  await api.stream(`${path}?${query.toString()}`, onChunk, EXPORT_IDLE_MS);
+}
+
+/** The longest the server may go quiet during an export (its first chunk comes after a page of flags). */
+const EXPORT_IDLE_MS = 60_000;

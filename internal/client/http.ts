@@ -71,6 +71,42 @@ export class HttpApi {
     return this.send<T>('POST', path, { text, type }, timeoutMs);
   }
 
+  /**
+   * A GET whose body is handed to `onChunk` as it arrives (awaited: a slow sink paces the read).
+   * `idleMs` bounds the wait for the answer and for each next chunk; a body cut short (the
+   * server failed midway) is an error, never a short result.
+   */
+  async stream(path: string, onChunk: (chunk: Uint8Array) => void | Promise<void>, idleMs: number): Promise<void> {
+    const headers: Record<string, string> = {};
+    if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    let res;
+    try {
+      res = await request(this.base + path, { method: 'GET', headers, headersTimeout: idleMs, bodyTimeout: idleMs });
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? (err as Error).message;
+      throw new ApiError(`cannot reach ${this.base}: ${code}`, 0, { address: this.base, code });
+    }
+    if (res.statusCode !== 200) throw this.failure(res.statusCode, await res.body.text());
+    try {
+      for await (const chunk of res.body) await onChunk(chunk as Uint8Array);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      const code = (err as { code?: string }).code ?? (err as Error).message;
+      throw new ApiError(`${this.base} stopped answering before the end (${code})`, 0, { address: this.base, code });
+    }
+  }
+
+  private failure(status: number, text: string): ApiError {
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const message = (parsed as { message?: string; errorDetails?: string } | undefined)?.message ?? (parsed as { errorDetails?: string } | undefined)?.errorDetails;
+    return new ApiError(`${this.base} answered ${status}${message ? `: ${message}` : ''}`, status, { address: this.base, serverMessage: message ?? '' });
+  }
+
   private async send<T>(method: Method, path: string, body: { text: string; type: string } | undefined, timeoutMs = this.options.timeoutMs ?? 10_000): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = body.type;
@@ -83,16 +119,11 @@ export class HttpApi {
       throw new ApiError(`cannot reach ${this.base}: ${code}`, 0, { address: this.base, code });
     }
     const text = await res.body.text();
-    let parsed: unknown;
+    if (res.statusCode !== 200) throw this.failure(res.statusCode, text);
     try {
-      parsed = text === '' ? undefined : JSON.parse(text);
+      return (text === '' ? undefined : JSON.parse(text)) as T;
     } catch {
-      parsed = undefined;
+      return undefined as T;
     }
-    if (res.statusCode !== 200) {
-      const message = (parsed as { message?: string; errorDetails?: string } | undefined)?.message ?? (parsed as { errorDetails?: string } | undefined)?.errorDetails;
-      throw new ApiError(`${this.base} answered ${res.statusCode}${message ? `: ${message}` : ''}`, res.statusCode, { address: this.base, serverMessage: message ?? '' });
-    }
-    return parsed as T;
   }
 }

@@ -13,8 +13,8 @@ import { EXPORT_VERSION } from './version';
 
 export interface ExportSource
   extends Pick<ReadStore, 'getNamespace' | 'listNamespaces' | 'listFlags' | 'listSegments' | 'listRules' | 'listRollouts'> {
-  /** When present, the export reads one consistent state. */
-  transaction?<T>(fn: (source: ExportSource) => Promise<T>): Promise<T>;
+  /** When present, the export reads one consistent state (no locks held). */
+  readConsistently?<T>(fn: (source: ExportSource) => Promise<T>): Promise<T>;
 }
 
 export interface ExportOptions {
@@ -28,7 +28,7 @@ export interface ExportOptions {
   concurrency?: number;
 }
 
-const ALL: ListParams = { limit: 0, offset: 0 };
+export const ALL: ListParams = { limit: 0, offset: 0 };
 
 export async function exportDocuments(source: ExportSource, options: ExportOptions = {}): Promise<Document[]> {
   const run = async (s: ExportSource) => {
@@ -37,10 +37,10 @@ export async function exportDocuments(source: ExportSource, options: ExportOptio
     for (const [i, ns] of namespaces.entries()) docs.push(await exportNamespace(s, ns, i === 0, options));
     return docs;
   };
-  return source.transaction ? source.transaction(run) : run(source);
+  return source.readConsistently ? source.readConsistently(run) : run(source);
 }
 
-async function namespacesToExport(source: ExportSource, options: ExportOptions): Promise<Namespace[]> {
+export async function namespacesToExport(source: ExportSource, options: ExportOptions): Promise<Namespace[]> {
   if (options.allNamespaces) {
     const list = (await source.listNamespaces(ALL)).items;
     return options.sortByKey ? [...list].sort((a, b) => byBytes(a.key, b.key)) : list;
@@ -52,13 +52,13 @@ async function namespacesToExport(source: ExportSource, options: ExportOptions):
 }
 
 /** Drops undefined fields, keeping the order of the rest (Go's struct order). */
-function compact<T extends object>(fields: T): T {
+export function compact<T extends object>(fields: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = v;
   return out as T;
 }
 
-const text = (s: string) => (s === '' ? undefined : s);
+export const text = (s: string) => (s === '' ? undefined : s);
 const nonEmpty = <T>(list: T[]) => (list.length > 0 ? list : undefined);
 
 async function exportNamespace(source: ExportSource, ns: Namespace, first: boolean, options: ExportOptions): Promise<Document> {
@@ -81,7 +81,7 @@ async function exportNamespace(source: ExportSource, ns: Namespace, first: boole
   });
 }
 
-function exportFlag(flag: StoredFlag, rules: StoredRule[], rollouts: StoredRollout[], sortByKey: boolean): Flag {
+export function exportFlag(flag: StoredFlag, rules: StoredRule[], rollouts: StoredRollout[], sortByKey: boolean): Flag {
   const variants = sortByKey ? [...flag.variants].sort((a, b) => byBytes(a.key, b.key)) : flag.variants;
   const keyOfVariant = new Map(flag.variants.map((variant) => [variant.id, variant.key]));
   return compact<Flag>({
@@ -139,7 +139,7 @@ function exportRollout(rollout: StoredRollout): Rollout {
   });
 }
 
-function exportSegment(segment: StoredSegment): Segment {
+export function exportSegment(segment: StoredSegment): Segment {
   return compact<Segment>({
     key: segment.key,
     name: text(segment.name),
@@ -161,7 +161,7 @@ function exportSegment(segment: StoredSegment): Segment {
 }
 
 /** `fn` over `items` with at most `limit` calls in flight; results in input order. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -22,6 +22,7 @@ export {
   type ImportCounts,
 } from './errors';
 export { exportDocuments, type ExportOptions, type ExportSource } from './exporter';
+export { exportText, streamOptions, type BulkExportOptions, type BulkExporter, type StreamExportOptions, type TextSink } from './export-stream';
 export {
   applyPlan,
   importStream,

@@ -9,7 +9,7 @@ import type { Metrics } from '../telemetry';
 import { markFastifyRoutes } from '../telemetry/routes';
 import type { Tracing } from '../telemetry/tracing';
 import type { AuthService, Authenticator } from '../auth';
-import type { BulkImporter } from '../ext';
+import type { BulkExporter, BulkImporter } from '../ext';
 import type { WebhookService } from '../webhook';
 import type { FlagSources } from './sources';
 import { AuthGate, installAuthGate } from './auth-gate';
@@ -33,6 +33,7 @@ import { healthRoutes } from './routes/health';
 import { metaRoutes } from './routes/meta';
 import { legacyEvaluationRoutes } from './routes/legacy-evaluate';
 import { ofrepRoutes } from './routes/ofrep';
+import { exportRoutes } from './routes/export';
 import { flagRoutes } from './routes/flags';
 import { namespaceRoutes } from './routes/namespaces';
 import { rolloutRoutes } from './routes/rollouts';
@@ -62,6 +63,8 @@ export interface AppDeps {
   clock: Clock;
   /** The bulk import route's importer (on a thread of its own: internal/service/import-thread.ts). */
   importer: BulkImporter;
+  /** The bulk export route's exporter (on a thread of its own: internal/service/export-thread.ts). */
+  exporter: BulkExporter;
   /** Where each request reads flags: the database, or the Git environment it names. */
   sources: FlagSources;
   authenticator: Pick<Authenticator, 'authenticate'>;
@@ -156,6 +159,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Pennon's bulk import: its own scope, which reads bodies as text up to server.max_import_bytes.
   const importDeps = { importer: deps.importer, readOnly: deps.config.storage.read_only || sources.gitBacked, maxBytes: deps.config.server.max_import_bytes, errors };
   await app.register(async (scope) => importRoutes(scope, importDeps));
+  // Pennon's bulk export: streamed, and only where flags are in the database.
+  if (!sources.gitBacked) await app.register(async (scope) => exportRoutes(scope, { exporter: deps.exporter }));
   // The dashboard: one static route per built file, in a scope of its own (no API hooks).
   if (deps.config.ui.enabled) await app.register(async (scope) => dashboardRoutes(scope, deps.logger));
 

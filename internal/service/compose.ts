@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { AuthService, Authenticator, startCleanup, type SharedAuthCache } from '../auth';
 import type { Cache } from '../cache';
 import type { Config } from '../config';
-import type { BulkImporter } from '../ext';
+import type { BulkExporter, BulkImporter } from '../ext';
 import { systemClock, type Clock } from '../core';
 import type { GitEnvironments } from '../git';
 import type { FlagSources, HealthState } from '../server';
@@ -14,6 +14,7 @@ import type { WebhookService } from '../webhook';
 import { CloseHooks, type CloseHook } from './close-hooks';
 import { relayWebhookSyncs, type WorkerRole } from './cluster-worker';
 import { openExistingStore, openPreparedStore, openStore, type OpenedStore } from './database';
+import { threadedExporter } from './export-thread';
 import { threadedImporter } from './import-thread';
 
 /**
@@ -78,6 +79,8 @@ export interface Services extends TokenServices {
   webhook: WebhookService | null;
   /** The bulk import route's importer: a thread per import (import-thread.ts). */
   importer: BulkImporter;
+  /** The bulk export route's exporter: a thread per export (export-thread.ts). */
+  exporter: BulkExporter;
   /** The database's circuit breaker (null on SQLite): probed from start-up's end, reported on /health. */
   breaker: DatabaseBreaker | null;
   /** What starts once the database is ready, in order: database probe, instance link, bootstrap token, cleanup, poller, Git. */
@@ -227,7 +230,8 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   if (environments) startup.push({ name: 'git polling', start: async () => environments.start() });
 
   const importer = threadedImporter(config.db, store);
-  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, startup };
+  const exporter = threadedExporter(config.db, store);
+  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, startup };
 }
 
 /** The first token, when none exists. Its value is logged only when it was generated here. */

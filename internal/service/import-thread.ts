@@ -1,11 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import type { DbConfig } from '../config';
-import { PennonError, type ErrorKind } from '../core';
-import { importBulk, type BulkImporter, type BulkImportOptions, type BulkImportResult } from '../ext';
-import type { Change, Store } from '../storage';
+import { PennonError } from '../core';
+import { importBulk, type BulkImporter, type BulkImportResult } from '../ext';
+import type { Store } from '../storage';
+import { errorFrom, threadFailure, type BodyMessage, type BulkJob, type ImportReply } from './bulk-thread-protocol';
 import { sqliteFileOf } from './database';
-import { importWorkerFile, importWorkerFilename } from './import-worker-source';
+import { bulkWorkerFile, bulkWorkerFilename } from './bulk-worker-source';
 
 /**
  * The bulk import route's importer: each import on a worker thread of its own, with its own
@@ -18,36 +19,16 @@ import { importWorkerFile, importWorkerFilename } from './import-worker-source';
  * An in-memory SQLite database has no second connection: it imports on the server's thread.
  */
 
-export interface ImportJob {
-  db: DbConfig;
-  options: BulkImportOptions;
-}
-
-/** What the server's thread sends after the job: the body's chunks in order, then `end`. */
-export type BodyMessage = { chunk: Uint8Array } | { end: true };
-
-export interface ThreadError {
-  /** The PennonError's kind; null for any other error. */
-  kind: ErrorKind | null;
-  message: string;
-  name: string;
-  stack: string | undefined;
-  /** The driver's code behind it, for the error log (ECONNREFUSED, SQLITE_BUSY, …). */
-  code: string | number | undefined;
-}
-
-export type ImportReply = { ok: true; result: BulkImportResult; changes: Change[] } | { ok: false; error: ThreadError };
-
 export function threadedImporter(db: DbConfig, store: Store): BulkImporter {
   if (sqliteFileOf(db) === ':memory:') return (body, options) => importBulk(store, Buffer.concat(body).toString('utf8'), options);
-  return (body, options) => importOnThread({ db, options }, body, store);
+  return (body, options) => importOnThread({ kind: 'import', db, options }, body, store);
 }
 
 /** Bytes of the body handed to the thread per turn of the event loop (each is copied once). */
 const BYTES_PER_TURN = 1024 * 1024;
 
-async function importOnThread(job: ImportJob, body: readonly Uint8Array[], store: Store): Promise<BulkImportResult> {
-  const file = await importWorkerFile();
+async function importOnThread(job: BulkJob & { kind: 'import' }, body: readonly Uint8Array[], store: Store): Promise<BulkImportResult> {
+  const file = await bulkWorkerFile();
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
@@ -56,7 +37,7 @@ async function importOnThread(job: ImportJob, body: readonly Uint8Array[], store
       fn();
     };
     const worker = new Worker(file, {
-      workerData: { filename: importWorkerFilename(), job },
+      workerData: { filename: bulkWorkerFilename(), job },
     });
     worker.once('message', (reply: ImportReply) =>
       settle(() => {
@@ -65,15 +46,7 @@ async function importOnThread(job: ImportJob, body: readonly Uint8Array[], store
         resolve(reply.result);
       }),
     );
-    worker.once('error', (err: Error & { code?: string }) =>
-      settle(() =>
-        reject(
-          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new PennonError('too_large', 'the import needs more memory than its thread may use: import it in several smaller documents', { cause: err })
-            : new PennonError('internal', `the import thread failed: ${err.message}`, { cause: err }),
-        ),
-      ),
-    );
+    worker.once('error', (err: Error & { code?: string }) => settle(() => reject(threadFailure(err, 'import', 'import it in several smaller documents'))));
     worker.once('exit', (code) => settle(() => reject(new PennonError('internal', `the import thread stopped (exit code ${code}) before it answered`))));
     void sendBody(worker, body, () => settled);
   });
@@ -94,7 +67,3 @@ async function sendBody(worker: Worker, body: readonly Uint8Array[], stopped: ()
   if (!stopped()) worker.postMessage({ end: true } satisfies BodyMessage);
 }
 
-function errorFrom(error: ThreadError): Error {
-  const cause = Object.assign(new Error(error.message), { name: error.name, stack: error.stack, code: error.code });
-  return new PennonError(error.kind ?? 'internal', error.message, { cause });
-}

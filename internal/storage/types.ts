@@ -238,5 +238,10 @@ export interface Store extends ReadStore, WriteStore, EvaluationSource, AuthStor
   announce(change: Change): void;
   /** Runs `fn` in one transaction: all its writes land together or not at all. */
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn`'s reads on one state of the database (a read transaction at the dialect's snapshot
+   * isolation), without the write transaction's locks: a long export holds no writer up.
+   */
+  readConsistently<T>(fn: (store: ReadStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -42,7 +42,7 @@ export interface Paging {
 }
 
 /** When a route exists: always, or only with a setting (or the licence, for the webhook). */
-export type Presence = 'always' | 'token-method' | 'metrics' | 'git' | 'webhook' | 'ui' | 'cors';
+export type Presence = 'always' | 'database' | 'token-method' | 'metrics' | 'git' | 'webhook' | 'ui' | 'cors';
 
 export interface Binding {
   /** The URL template (find-my-way's: `:param`, `*`). */
@@ -161,6 +161,9 @@ export const OPERATIONS = {
   // Pennon's bulk import (Flipt has none).
   ImportNamespace: op(null, 'POST', 'management', '/api/v1/namespaces/:namespaceKey/import', FAMILY_B),
   ImportAll: op(null, 'POST', 'management', '/api/v1/import'),
+  // Pennon's bulk export (Flipt has none), where flags are in the database.
+  ExportNamespace: op(null, 'GET', 'management', '/api/v1/namespaces/:namespaceKey/export', FAMILY_B, { when: 'database' }),
+  ExportAll: op(null, 'GET', 'management', '/api/v1/export', NONE, { when: 'database' }),
   DashboardFile: op(null, 'GET', 'public', '/*', NONE, { when: 'ui', staticFiles: true }),
   CorsPreflight: op(null, 'OPTIONS', 'public', '*', NONE, { when: 'cors' }),
 } as const satisfies Record<string, Operation>;

@@ -1,6 +1,6 @@
 // Turns dist/pennon.cjs into dist/pennon: Node's single-executable-application support, with
 // the local Node binary, the bundle as the SEA main script (with a V8 code cache, for start-up
-// time), better-sqlite3's native addon and the import thread's script (dist/import-worker.cjs)
+// time), better-sqlite3's native addon and the import thread's script (dist/bulk-worker.cjs)
 // as SEA assets. Injected with postject's API (@yao-pkg/pkg's SEA helper shells out to `npx
 // postject` and swallows its failure). The build
 // fails unless the result really runs the bundle. `--out PATH` builds elsewhere than dist/pennon.
@@ -27,7 +27,7 @@ writeFileSync(
     output: blob,
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
-    assets: { 'better_sqlite3.node': require.resolve('better-sqlite3/build/Release/better_sqlite3.node'), 'import-worker.cjs': 'dist/import-worker.cjs' },
+    assets: { 'better_sqlite3.node': require.resolve('better-sqlite3/build/Release/better_sqlite3.node'), 'bulk-worker.cjs': 'dist/bulk-worker.cjs' },
   }),
 );
 execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -112,10 +112,10 @@ describe('the single executable, alone in an empty directory', () => {
       const importing = (ns: string) => api.request('POST', '/api/v1/import', `namespace: ${ns}\nflags:\n- {key: imported, name: Imported}\n`, { 'content-type': 'application/yaml' });
       expectStatus(await importing('threaded'), 200);
       const threads = join(dirs.cache, 'pennon', 'threads');
-      expect(filesUnder(threads).map((f) => f.split(sep).at(-1))).toEqual(['import-worker.cjs']);
+      expect(filesUnder(threads).map((f) => f.split(sep).at(-1))).toEqual(['bulk-worker.cjs']);
       rmSync(threads, { recursive: true, force: true });
       expect(expectStatus(await importing('threaded-again'), 200).created.flags).toBe(1);
-      expect(filesUnder(threads).map((f) => f.split(sep).at(-1))).toEqual(['import-worker.cjs']);
+      expect(filesUnder(threads).map((f) => f.split(sep).at(-1))).toEqual(['bulk-worker.cjs']);
       expectStatus(await api.get('/api/v1/namespaces/threaded-again/flags/imported'), 200);
     } finally {
       child.kill('SIGTERM');

@@ -82,6 +82,7 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
       },
       announce,
       transaction: (fn) => (current ? fn(store) : run(() => transaction('write', (tx) => fn(storeOn(tx))))),
+      readConsistently: (fn) => (current ? fn(store) : run(() => transaction('snapshot', (tx) => fn(storeOn(tx))))),
       close: () => database.root.destroy(),
     };
     return store;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { encodeDocuments, exportDocuments, type Document, type ExportOptions } from '../../../internal/ext';
+import { encodeDocuments, exportDocuments, exportText, type Document, type Encoding, type ExportOptions, type StreamExportOptions } from '../../../internal/ext';
 import type { Store } from '../../../internal/storage';
 import { fixture } from '../../support/documents-in-store';
 import { useStore } from '../../support/store';
@@ -20,6 +20,13 @@ function parseJson(text: string): Document[] {
   } catch {
     return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Document);
   }
+}
+
+/** The streamed export's text, as its pieces arrive. */
+async function streamed(store: Store, options: StreamExportOptions, encoding: Encoding): Promise<string> {
+  let out = '';
+  await exportText(store, options, encoding, (piece) => void (out += piece));
+  return out;
 }
 
 /** Segments referred to but not defined by a document. */
@@ -115,6 +122,10 @@ describe('export matches the expected export documents', () => {
     // The only difference: the segments no document defines (exported, since they exist).
     const exportedKeys = docs.flatMap((d) => (d.segments ?? []).map((s) => s.key));
     for (const key of extras) expect(exportedKeys).toContain(key);
+    // Streamed, a page at a time (one flag per read, all at once, the default): the same text.
+    for (const encoding of ['yaml', 'json'] as const) {
+      for (const flagsPerRead of [1, 0, undefined]) expect(await streamed(store, { ...options, flagsPerRead }, encoding)).toBe(encodeDocuments(docs, encoding));
+    }
   });
 
   it('writes Flipt\'s field order and leaves out empty fields', async () => {
@@ -144,5 +155,10 @@ describe('export matches the expected export documents', () => {
       [undefined, { key: 'default', name: 'Default', description: 'Default namespace' }],
     ]);
     await expect(exportDocuments(store, { namespaces: ['nope'] })).rejects.toThrow('namespace "nope" not found');
+    // A namespace with neither flags nor segments, streamed: its head alone.
+    for (const encoding of ['yaml', 'json'] as const) {
+      expect(await streamed(store, { namespaces: ['b', 'default'] }, encoding)).toBe(encodeDocuments(await exportDocuments(store, { namespaces: ['b', 'default'] }), encoding));
+    }
+    await expect(streamed(store, { namespaces: ['nope'] }, 'yaml')).rejects.toThrow('namespace "nope" not found');
   });
 });

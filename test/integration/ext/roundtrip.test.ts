@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeDocuments, encodeDocuments, exportDocuments, importStream, type Encoding } from '../../../internal/ext';
+import { decodeDocuments, encodeDocuments, exportDocuments, exportText, importStream, type Encoding } from '../../../internal/ext';
 import type { ConstraintInput, Store } from '../../../internal/storage';
 import { ALL, openTestStore, type TestStore } from '../../support/store';
 
@@ -82,6 +82,9 @@ describe('round trip', () => {
     await buildEverything(source);
     const first = await exportDocuments(source, { allNamespaces: true });
     const text = encodeDocuments(first, encoding);
+    let streamed = '';
+    await exportText(source, { allNamespaces: true, flagsPerRead: 2 }, encoding, (piece) => void (streamed += piece));
+    expect(streamed).toBe(text);
 
     const target = await open();
     const result = await importStream(target, decodeDocuments(text, { encoding }));

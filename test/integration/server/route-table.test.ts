@@ -38,7 +38,7 @@ describe('the route table', () => {
     await remote?.close();
   });
 
-  it('a server with every optional setting on registers every route but the Git ones', async () => {
+  it('a server with every optional setting on registers every route but the Git ones (its flags are in the database)', async () => {
     const server = await startServer({
       PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
       PENNON_METRICS_ENABLED: 'true',
@@ -46,7 +46,7 @@ describe('the route table', () => {
       PENNON_CORS_ENABLED: 'true',
     });
     servers.push(server);
-    expect(registered(server)).toEqual(expected(['always', 'token-method', 'metrics', 'ui', 'cors']));
+    expect(registered(server)).toEqual(expected(['always', 'database', 'token-method', 'metrics', 'ui', 'cors']));
     // The dashboard's files are registered one by one under their entry.
     expect(server.service.app.routeTable.filter((e) => e.spec.name === 'DashboardFile').map((e) => e.url)).toEqual(expect.arrayContaining(['/', '/index.html']));
   });
@@ -59,7 +59,7 @@ describe('the route table', () => {
       PENNON_CORS_ENABLED: 'false',
     });
     servers.push(server);
-    expect(registered(server)).toEqual(expected(['always']));
+    expect(registered(server)).toEqual(expected(['always', 'database']));
   });
 
   it('a Git-backed server with the webhook licensed adds the environments and the webhook', async () => {

@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { cachedFile, executableAsset } from '../core/cache-dir';
 
 /**
- * The import thread's script (import-worker.ts bundled alone, wrapped so that its `__filename`
- * is the one `importWorkerFilename` gives) as a file for `new Worker`. The build writes it
- * beside the bundle (dist/import-worker.cjs) and the executable carries it as an asset, written
+ * The bulk import's and export's thread script (bulk-worker.ts bundled alone, wrapped so that
+ * its `__filename` is the one `bulkWorkerFilename` gives) as a file for `new Worker`. The build writes it
+ * beside the bundle (dist/bulk-worker.cjs) and the executable carries it as an asset, written
  * once to the cache directory, as the SQLite addon is; neither copies it onto the server's
  * thread. Running from source (tests, development) it is bundled on first use by esbuild, a
  * development dependency, in esbuild's own process.
  */
 
 /** The script's name, set by the build (esbuild's `define`); undefined from source. */
-declare const __PENNON_IMPORT_WORKER__: string | undefined;
+declare const __PENNON_BULK_WORKER__: string | undefined;
 
 /** Wraps the thread's code: `__filename` in it is the value the thread is given (the build writes the same). */
 const SCRIPT_HEAD = '(function (__filename) {';
@@ -21,7 +21,7 @@ const SCRIPT_TAIL = "})(require('node:worker_threads').workerData.filename);";
 
 let script: Promise<string> | null = null;
 
-export async function importWorkerFile(): Promise<string> {
+export async function bulkWorkerFile(): Promise<string> {
   script ??= locate();
   const file = await script;
   if (existsSync(file)) return file;
@@ -31,18 +31,18 @@ export async function importWorkerFile(): Promise<string> {
 }
 
 /** Where the thread's code resolves the SQLite addon (and, from source, packages) from: this module's place. */
-export function importWorkerFilename(): string {
+export function bulkWorkerFilename(): string {
   return __filename;
 }
 
 async function locate(): Promise<string> {
-  if (typeof __PENNON_IMPORT_WORKER__ === 'string') {
-    const asset = executableAsset(__PENNON_IMPORT_WORKER__);
-    return asset ? cachedFile('threads', __PENNON_IMPORT_WORKER__, asset) : join(__dirname, __PENNON_IMPORT_WORKER__);
+  if (typeof __PENNON_BULK_WORKER__ === 'string') {
+    const asset = executableAsset(__PENNON_BULK_WORKER__);
+    return asset ? cachedFile('threads', __PENNON_BULK_WORKER__, asset) : join(__dirname, __PENNON_BULK_WORKER__);
   }
   const esbuild = createRequire(__filename)('esbuild') as typeof import('esbuild');
   const result = await esbuild.build({
-    entryPoints: [join(__dirname, 'import-worker.ts')],
+    entryPoints: [join(__dirname, 'bulk-worker.ts')],
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -53,5 +53,5 @@ async function locate(): Promise<string> {
     footer: { js: SCRIPT_TAIL },
     logLevel: 'silent',
   });
-  return cachedFile('threads', 'import-worker.cjs', Buffer.from(result.outputFiles[0].contents));
+  return cachedFile('threads', 'bulk-worker.cjs', Buffer.from(result.outputFiles[0].contents));
 }
