@@ -84,7 +84,7 @@ const embedWeb = {
 
 await buildWeb();
 
-/** What the executable's two scripts (the CLI and the import thread's) are both built with. */
+/** What the executable's two scripts (the CLI and the bulk threads') are both built with. */
 const shared = {
   bundle: true,
   platform: 'node',
@@ -104,10 +104,10 @@ const shared = {
 };
 
 /**
- * The bulk import's and export's threads run their own script (internal/service/bulk-worker.ts bundled alone)
- * from a file: dist/bulk-worker.cjs, beside the bundle, which the executable carries as an
- * asset (scripts/build/sea.mjs). The wrapper gives its code the `__filename` of the process that
- * starts it (see internal/service/bulk-worker-source.ts).
+ * The bulk import's and export's threads run their own script (internal/service/bulk-worker.ts
+ * bundled alone) from a file: dist/bulk-worker.cjs, beside the bundle, which the executable
+ * carries as an asset (scripts/build/sea.mjs). The wrapper gives its code the `__filename` of the
+ * process that starts it (see internal/service/bulk-worker-source.ts).
  */
 const BULK_WORKER = 'bulk-worker.cjs';
 await build({

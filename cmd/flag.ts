@@ -1,4 +1,4 @@
-import { createWriteStream, readFileSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, readFileSync, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { extname } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -96,23 +96,23 @@ async function exportInOneRequest(
  */
 function openOutput(path: string | undefined): { write: (text: string | Uint8Array) => Promise<void>; commit: () => Promise<void>; abandon: () => void } {
   const partial = path ? `${path}.partial-${process.pid}` : null;
-  const stream = partial ? createWriteStream(partial) : process.stdout;
+  const file = partial ? createWriteStream(partial) : null;
+  const stream = file ?? process.stdout;
   const failed = new Promise<never>((_resolve, reject) => stream.once('error', reject));
   failed.catch(() => undefined);
-  const write = async (text: string | Uint8Array) => {
-    if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed]);
-  };
   return {
-    write,
+    write: async (text) => {
+      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed]);
+    },
     commit: async () => {
-      if (!partial) return;
-      await Promise.race([new Promise<void>((resolve) => (stream as WriteStream).end(resolve)), failed]);
-      renameSync(partial, path!);
+      if (!file) return;
+      await Promise.race([new Promise<void>((resolve) => file.end(resolve)), failed]);
+      renameSync(partial!, path!);
     },
     abandon: () => {
-      if (!partial) return;
-      (stream as WriteStream).destroy();
-      rmSync(partial, { force: true });
+      if (!file) return;
+      file.destroy();
+      rmSync(partial!, { force: true });
     },
   };
 }

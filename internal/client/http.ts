@@ -83,17 +83,21 @@ export class HttpApi {
     try {
       res = await request(this.base + path, { method: 'GET', headers, headersTimeout: idleMs, bodyTimeout: idleMs });
     } catch (err) {
-      const code = (err as { code?: string }).code ?? (err as Error).message;
-      throw new ApiError(`cannot reach ${this.base}: ${code}`, 0, { address: this.base, code });
+      throw this.unreachable(err, (code) => `cannot reach ${this.base}: ${code}`);
     }
     if (res.statusCode !== 200) throw this.failure(res.statusCode, await res.body.text());
     try {
       for await (const chunk of res.body) await onChunk(chunk as Uint8Array);
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      const code = (err as { code?: string }).code ?? (err as Error).message;
-      throw new ApiError(`${this.base} stopped answering before the end (${code})`, 0, { address: this.base, code });
+      throw this.unreachable(err, (code) => `${this.base} stopped answering before the end (${code})`);
     }
+  }
+
+  /** No answer (or no whole one): the transport's code (ECONNREFUSED, …) in the message and for hints. */
+  private unreachable(err: unknown, message: (code: string) => string): ApiError {
+    const code = (err as { code?: string }).code ?? (err as Error).message;
+    return new ApiError(message(code), 0, { address: this.base, code });
   }
 
   private failure(status: number, text: string): ApiError {
@@ -115,8 +119,7 @@ export class HttpApi {
     try {
       res = await request(this.base + path, { method, headers, body: body?.text, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     } catch (err) {
-      const code = (err as { code?: string }).code ?? (err as Error).message;
-      throw new ApiError(`cannot reach ${this.base}: ${code}`, 0, { address: this.base, code });
+      throw this.unreachable(err, (code) => `cannot reach ${this.base}: ${code}`);
     }
     const text = await res.body.text();
     if (res.statusCode !== 200) throw this.failure(res.statusCode, text);

@@ -1,10 +1,9 @@
 import { stringify } from 'yaml';
-import type { Namespace } from '../core';
+import type { Flag as StoredFlag, Namespace } from '../core';
 import type { Encoding, Flag } from './document';
-import { ALL, compact, exportFlag, exportSegment, mapLimited, namespacesToExport, text, type ExportOptions, type ExportSource } from './exporter';
+import { ALL, consistently, documentHead, exportFlags, exportSegments, namespacesToExport, type ExportOptions, type ExportSource } from './exporter';
 import { YAML_LAYOUT } from './encode';
 import { byBytes, goMarshal } from './json';
-import { EXPORT_VERSION } from './version';
 
 /**
  * The export written as it is read: the same text `encodeDocuments(exportDocuments(…))` gives,
@@ -39,14 +38,13 @@ export function streamOptions(options: BulkExportOptions): StreamExportOptions {
 }
 
 export async function exportText(source: ExportSource, options: StreamExportOptions, encoding: Encoding, sink: TextSink): Promise<void> {
-  const run = async (s: ExportSource) => {
+  await consistently(source, async (s) => {
     const namespaces = await namespacesToExport(s, options);
     for (const [i, ns] of namespaces.entries()) {
       if (i > 0 && encoding === 'yaml') await sink('---\n');
       await writeNamespace(s, ns, i === 0, options, encoding === 'json' ? JSON_PIECES : YAML_PIECES, sink);
     }
-  };
-  await (source.readConsistently ? source.readConsistently(run) : run(source));
+  });
 }
 
 /** How one encoding writes a document in pieces. */
@@ -80,7 +78,7 @@ const JSON_PIECES: Pieces = {
 };
 
 async function writeNamespace(source: ExportSource, ns: Namespace, first: boolean, options: StreamExportOptions, pieces: Pieces, sink: TextSink): Promise<void> {
-  await sink(pieces.head(compact({ version: first ? EXPORT_VERSION : undefined, namespace: compact({ key: ns.key, name: text(ns.name), description: text(ns.description) }) })));
+  await sink(pieces.head(documentHead(ns, first)));
   let written = 0;
   for await (const flags of flagPages(source, ns.key, options)) {
     if (flags.length === 0) continue;
@@ -88,8 +86,7 @@ async function writeNamespace(source: ExportSource, ns: Namespace, first: boolea
     written += flags.length;
   }
   if (written > 0) await sink(pieces.close('flags'));
-  const segments = (await source.listSegments(ns.key, ALL)).items.map(exportSegment);
-  if (options.sortByKey) segments.sort((a, b) => byBytes(a.key ?? '', b.key ?? ''));
+  const segments = await exportSegments(source, ns.key, options);
   if (segments.length > 0) await sink(pieces.open('segments') + pieces.items('segments', segments, true) + pieces.close('segments'));
   await sink(pieces.end());
 }
@@ -97,11 +94,7 @@ async function writeNamespace(source: ExportSource, ns: Namespace, first: boolea
 /** The namespace's flags as documents, a page at a time, in the export's order. */
 async function* flagPages(source: ExportSource, ns: string, options: StreamExportOptions): AsyncGenerator<Flag[]> {
   const perRead = options.flagsPerRead ?? FLAGS_PER_READ;
-  const complete = (stored: Awaited<ReturnType<ExportSource['listFlags']>>['items']) =>
-    mapLimited(stored, options.concurrency ?? 8, async (flag) => {
-      const [rules, rollouts] = await Promise.all([source.listRules(ns, flag.key, ALL), source.listRollouts(ns, flag.key, ALL)]);
-      return exportFlag(flag, rules.items, rollouts.items, options.sortByKey ?? false);
-    });
+  const complete = (stored: StoredFlag[]) => exportFlags(source, ns, stored, options);
   if (options.sortByKey || perRead === 0) {
     const all = (await source.listFlags(ns, ALL)).items;
     if (options.sortByKey) all.sort((a, b) => byBytes(a.key, b.key));

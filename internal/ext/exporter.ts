@@ -31,12 +31,16 @@ export interface ExportOptions {
 export const ALL: ListParams = { limit: 0, offset: 0 };
 
 export async function exportDocuments(source: ExportSource, options: ExportOptions = {}): Promise<Document[]> {
-  const run = async (s: ExportSource) => {
+  return consistently(source, async (s) => {
     const namespaces = await namespacesToExport(s, options);
     const docs: Document[] = [];
     for (const [i, ns] of namespaces.entries()) docs.push(await exportNamespace(s, ns, i === 0, options));
     return docs;
-  };
+  });
+}
+
+/** `run` on one consistent state where the source can give one. */
+export function consistently<T>(source: ExportSource, run: (source: ExportSource) => Promise<T>): Promise<T> {
   return source.readConsistently ? source.readConsistently(run) : run(source);
 }
 
@@ -52,36 +56,42 @@ export async function namespacesToExport(source: ExportSource, options: ExportOp
 }
 
 /** Drops undefined fields, keeping the order of the rest (Go's struct order). */
-export function compact<T extends object>(fields: T): T {
+function compact<T extends object>(fields: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = v;
   return out as T;
 }
 
-export const text = (s: string) => (s === '' ? undefined : s);
+const text = (s: string) => (s === '' ? undefined : s);
 const nonEmpty = <T>(list: T[]) => (list.length > 0 ? list : undefined);
 
 async function exportNamespace(source: ExportSource, ns: Namespace, first: boolean, options: ExportOptions): Promise<Document> {
   const flags = (await source.listFlags(ns.key, ALL)).items;
-  const segments = (await source.listSegments(ns.key, ALL)).items;
-  const exported = await mapLimited(flags, options.concurrency ?? 8, async (flag) => {
-    const [rules, rollouts] = await Promise.all([source.listRules(ns.key, flag.key, ALL), source.listRollouts(ns.key, flag.key, ALL)]);
+  if (options.sortByKey) flags.sort((a, b) => byBytes(a.key, b.key));
+  const exported = await exportFlags(source, ns.key, flags, options);
+  return compact<Document>({ ...documentHead(ns, first), flags: nonEmpty(exported), segments: nonEmpty(await exportSegments(source, ns.key, options)) });
+}
+
+/** A document's fields before its lists: the version (on the first document only) and the namespace. */
+export function documentHead(ns: Namespace, first: boolean): Pick<Document, 'version' | 'namespace'> {
+  return compact({ version: first ? EXPORT_VERSION : undefined, namespace: compact({ key: ns.key, name: text(ns.name), description: text(ns.description) }) });
+}
+
+/** Stored flags as documents, in their order, each with its rules and rollouts (a few flags read at once). */
+export function exportFlags(source: ExportSource, ns: string, flags: StoredFlag[], options: ExportOptions): Promise<Flag[]> {
+  return mapLimited(flags, options.concurrency ?? 8, async (flag) => {
+    const [rules, rollouts] = await Promise.all([source.listRules(ns, flag.key, ALL), source.listRollouts(ns, flag.key, ALL)]);
     return exportFlag(flag, rules.items, rollouts.items, options.sortByKey ?? false);
-  });
-  const docSegments = segments.map(exportSegment);
-  if (options.sortByKey) {
-    exported.sort((a, b) => byBytes(a.key ?? '', b.key ?? ''));
-    docSegments.sort((a, b) => byBytes(a.key ?? '', b.key ?? ''));
-  }
-  return compact<Document>({
-    version: first ? EXPORT_VERSION : undefined,
-    namespace: compact({ key: ns.key, name: text(ns.name), description: text(ns.description) }),
-    flags: nonEmpty(exported),
-    segments: nonEmpty(docSegments),
   });
 }
 
-export function exportFlag(flag: StoredFlag, rules: StoredRule[], rollouts: StoredRollout[], sortByKey: boolean): Flag {
+/** The namespace's segments as documents, by key with `sortByKey`. */
+export async function exportSegments(source: ExportSource, ns: string, options: ExportOptions): Promise<Segment[]> {
+  const segments = (await source.listSegments(ns, ALL)).items.map(exportSegment);
+  return options.sortByKey ? segments.sort((a, b) => byBytes(a.key ?? '', b.key ?? '')) : segments;
+}
+
+function exportFlag(flag: StoredFlag, rules: StoredRule[], rollouts: StoredRollout[], sortByKey: boolean): Flag {
   const variants = sortByKey ? [...flag.variants].sort((a, b) => byBytes(a.key, b.key)) : flag.variants;
   const keyOfVariant = new Map(flag.variants.map((variant) => [variant.id, variant.key]));
   return compact<Flag>({
@@ -139,7 +149,7 @@ function exportRollout(rollout: StoredRollout): Rollout {
   });
 }
 
-export function exportSegment(segment: StoredSegment): Segment {
+function exportSegment(segment: StoredSegment): Segment {
   return compact<Segment>({
     key: segment.key,
     name: text(segment.name),
@@ -161,7 +171,7 @@ export function exportSegment(segment: StoredSegment): Segment {
 }
 
 /** `fn` over `items` with at most `limit` calls in flight; results in input order. */
-export async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { cachedFile, executableAsset } from '../core/cache-dir';
+import type { BulkJob } from './bulk-thread-protocol';
 
 /**
  * The bulk import's and export's thread script (bulk-worker.ts bundled alone, wrapped so that
- * its `__filename` is the one `bulkWorkerFilename` gives) as a file for `new Worker`. The build writes it
+ * its `__filename` is the one `startBulkThread` gives) as a file for `new Worker`. The build writes it
  * beside the bundle (dist/bulk-worker.cjs) and the executable carries it as an asset, written
  * once to the cache directory, as the SQLite addon is; neither copies it onto the server's
  * thread. Running from source (tests, development) it is bundled on first use by esbuild, a
@@ -21,7 +23,7 @@ const SCRIPT_TAIL = "})(require('node:worker_threads').workerData.filename);";
 
 let script: Promise<string> | null = null;
 
-export async function bulkWorkerFile(): Promise<string> {
+async function bulkWorkerFile(): Promise<string> {
   script ??= locate();
   const file = await script;
   if (existsSync(file)) return file;
@@ -30,9 +32,12 @@ export async function bulkWorkerFile(): Promise<string> {
   return script;
 }
 
-/** Where the thread's code resolves the SQLite addon (and, from source, packages) from: this module's place. */
-export function bulkWorkerFilename(): string {
-  return __filename;
+/**
+ * A thread doing `job`. Its code resolves the SQLite addon (and, from source, packages) from
+ * this module's place, whatever file it runs from: its wrapper takes `filename`.
+ */
+export async function startBulkThread(job: BulkJob): Promise<Worker> {
+  return new Worker(await bulkWorkerFile(), { workerData: { filename: __filename, job } });
 }
 
 async function locate(): Promise<string> {

@@ -1,11 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
 import type { DbConfig } from '../config';
 import { PennonError } from '../core';
 import { exportText, streamOptions, type BulkExporter, type BulkExportOptions } from '../ext';
 import type { Store } from '../storage';
 import { errorFrom, threadFailure, type ExportMessage, type MoreMessage } from './bulk-thread-protocol';
-import { bulkWorkerFile, bulkWorkerFilename } from './bulk-worker-source';
+import { startBulkThread } from './bulk-worker-source';
 import { sqliteFileOf } from './database';
 
 /**
@@ -24,7 +23,7 @@ export function threadedExporter(db: DbConfig, store: Store): BulkExporter {
 }
 
 async function* exportOnThread(db: DbConfig, options: BulkExportOptions): AsyncGenerator<Uint8Array> {
-  const worker = new Worker(await bulkWorkerFile(), { workerData: { filename: bulkWorkerFilename(), job: { kind: 'export', db, options } } });
+  const worker = await startBulkThread({ kind: 'export', db, options });
   const inbox = new Inbox<ExportMessage>();
   worker.on('message', (message: ExportMessage) => inbox.put(message));
   worker.once('error', (err: Error & { code?: string }) => inbox.fail(threadFailure(err, 'export', 'export fewer namespaces at a time')));

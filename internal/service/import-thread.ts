@@ -1,12 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DbConfig } from '../config';
 import { PennonError } from '../core';
 import { importBulk, type BulkImporter, type BulkImportResult } from '../ext';
 import type { Store } from '../storage';
 import { errorFrom, threadFailure, type BodyMessage, type BulkJob, type ImportReply } from './bulk-thread-protocol';
 import { sqliteFileOf } from './database';
-import { bulkWorkerFile, bulkWorkerFilename } from './bulk-worker-source';
+import { startBulkThread } from './bulk-worker-source';
 
 /**
  * The bulk import route's importer: each import on a worker thread of its own, with its own
@@ -28,7 +28,7 @@ export function threadedImporter(db: DbConfig, store: Store): BulkImporter {
 const BYTES_PER_TURN = 1024 * 1024;
 
 async function importOnThread(job: BulkJob & { kind: 'import' }, body: readonly Uint8Array[], store: Store): Promise<BulkImportResult> {
-  const file = await bulkWorkerFile();
+  const worker = await startBulkThread(job);
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
@@ -36,9 +36,6 @@ async function importOnThread(job: BulkJob & { kind: 'import' }, body: readonly 
       settled = true;
       fn();
     };
-    const worker = new Worker(file, {
-      workerData: { filename: bulkWorkerFilename(), job },
-    });
     worker.once('message', (reply: ImportReply) =>
       settle(() => {
         if (!reply.ok) return reject(errorFrom(reply.error));

@@ -198,3 +198,24 @@ export function expectStatus<T>(res: ApiResponse<T>, status: number): T {
   }
   return res.body;
 }
+
+/**
+ * A server that wants a token on every API call (`useServer` with token authentication and the
+ * bootstrap token `bootstrap`): `admin` carries the bootstrap token, `scoped` a token scoped to
+ * `namespace` (named "<namespace> only"), created before the enclosing tests.
+ */
+export function useTokenServer(bootstrap: string, namespace: string): { server: TestServer; admin: ApiClient; scoped: ApiClient } {
+  const server = useServer({
+    PENNON_AUTHENTICATION_REQUIRED: 'true',
+    PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
+    PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: bootstrap,
+  });
+  const admin = server.api.withHeaders({ authorization: `Bearer ${bootstrap}` });
+  // Read at each request: filled in once the token exists.
+  const scopedHeaders: Record<string, string> = {};
+  beforeAll(async () => {
+    const token = expectStatus(await admin.post('/auth/v1/method/token', { name: `${namespace} only`, namespaceKey: namespace }), 200).clientToken;
+    scopedHeaders.authorization = `Bearer ${token}`;
+  });
+  return { server, admin, scoped: new ApiClient(() => server.url, scopedHeaders) };
+}

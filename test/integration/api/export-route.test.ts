@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportText, type Encoding, type StreamExportOptions } from '../../../internal/ext';
 import { largeDocument } from '../../support/large-document';
-import { expectStatus, testBackend, useServer, type ApiClient } from '../../support/server';
+import { expectStatus, testBackend, useServer, useTokenServer } from '../../support/server';
 import { longestStall } from '../../support/stall';
 
 /**
@@ -84,19 +84,9 @@ describe('the bulk export route', () => {
 });
 
 describe('who may call the bulk export route', () => {
-  const BOOTSTRAP = 'export-route-bootstrap';
-  const server = useServer({
-    PENNON_AUTHENTICATION_REQUIRED: 'true',
-    PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-    PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-  });
-  let admin: ApiClient;
-  let scoped: ApiClient;
+  const { server, admin, scoped } = useTokenServer('export-route-bootstrap', 'team');
   beforeAll(async () => {
-    admin = server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
     expectStatus(await admin.request('POST', '/api/v1/import', 'namespace: team\nflags:\n- {key: a, name: A}\n---\nnamespace: other\nflags:\n- {key: b, name: B}\n', { 'content-type': 'application/yaml' }), 200);
-    const token = expectStatus(await admin.post('/auth/v1/method/token', { name: 'team only', namespaceKey: 'team' }), 200).clientToken;
-    scoped = server.api.withHeaders({ authorization: `Bearer ${token}` });
   });
 
   it('wants a token; a namespace-scoped one exports its namespace only, never the whole instance', async () => {

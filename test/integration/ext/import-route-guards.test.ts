@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sqlitePath } from '../../../internal/storage/sql';
-import { expectStatus, startServer, type ApiClient, type ApiResponse, useServer } from '../../support/server';
+import { expectStatus, startServer, type ApiClient, type ApiResponse, useServer, useTokenServer } from '../../support/server';
 
 /**
  * What guards the bulk import route: one transaction (a late validation failure, or a write
@@ -61,19 +61,7 @@ describe('the bulk import route is one transaction', () => {
 });
 
 describe('who may call the bulk import route', () => {
-  const BOOTSTRAP = 'import-route-bootstrap';
-  const server = useServer({
-    PENNON_AUTHENTICATION_REQUIRED: 'true',
-    PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-    PENNON_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-  });
-  let admin: ApiClient;
-  let scoped: ApiClient;
-  beforeAll(async () => {
-    admin = server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
-    const token = expectStatus(await admin.post('/auth/v1/method/token', { name: 'team only', namespaceKey: 'team' }), 200).clientToken;
-    scoped = server.api.withHeaders({ authorization: `Bearer ${token}` });
-  });
+  const { server, admin, scoped } = useTokenServer('import-route-bootstrap', 'team');
 
   it('wants a token, as the management API does', async () => {
     const res = await post(server.api, '/api/v1/import', 'flags: []\n');
