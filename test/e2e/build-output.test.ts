@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,4 +29,12 @@ describe('the executable build', () => {
     // Node's own note about the blob it prepared is the only line left on stderr.
     expect(build.stderr.split('\n').filter((line) => !/^Wrote single executable preparation blob to dist\/pennon-\d+\.blob$/.test(line))).toEqual([]);
   }, 120_000);
+
+  // One character outside Latin-1 anywhere in a script and V8 holds all of it as two-byte text:
+  // the bundle would cost every process and thread twice its 7.7 MB (esbuild.config.mjs asciiOnly).
+  it.each(['pennon.cjs', 'bulk-worker.cjs'])('leaves dist/%s pure ASCII', (file) => {
+    const text = readFileSync(join(ROOT, 'dist', file), 'utf8');
+    const offender = /[^\x00-\x7f]/.exec(text);
+    expect(offender && text.slice(Math.max(0, offender.index - 40), offender.index + 10)).toBeNull();
+  });
 });
