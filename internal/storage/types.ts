@@ -224,8 +224,11 @@ export interface AuthStore {
   countAuthentications(method: AuthMethod): Promise<number>;
   deleteAuthentication(id: string): Promise<void>;
   expireAuthentication(id: string, at: number): Promise<void>;
-  /** Deletes authentications of `method` that expired before `before`; returns how many. Safe to run concurrently. */
-  deleteExpiredAuthentications(method: AuthMethod, before: number): Promise<number>;
+  /**
+   * Deletes at most `limit` authentications of `method` that expired before `before` (one short
+   * transaction); returns how many. Safe to run concurrently.
+   */
+  deleteExpiredAuthentications(method: AuthMethod, before: number, limit: number): Promise<number>;
 }
 
 export interface Store extends ReadStore, WriteStore, EvaluationSource, AuthStore {

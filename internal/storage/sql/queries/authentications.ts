@@ -74,12 +74,20 @@ export const expireAuthentication = write(async function expireAuthentication(tx
   await tx.db.updateTable('authentications').set({ expires_at: at, updated_at: tx.clock.nowMicros() }).where('id', '=', id).execute();
 });
 
-export const deleteExpiredAuthentications = write(async function deleteExpiredAuthentications(tx: Tx, method: AuthMethod, before: number): Promise<number> {
-  const result = await tx.db
-    .deleteFrom('authentications')
+export const deleteExpiredAuthentications = write(async function deleteExpiredAuthentications(tx: Tx, method: AuthMethod, before: number, limit: number): Promise<number> {
+  // The ids first: PostgreSQL has no DELETE ... LIMIT, and MySQL no LIMIT in an IN subquery.
+  const expired = await tx.db
+    .selectFrom('authentications')
+    .select('id')
     .where('method', '=', methodNumber(method))
     .where('expires_at', 'is not', null)
     .where('expires_at', '<', before)
+    .limit(limit)
+    .execute();
+  if (expired.length === 0) return 0;
+  const result = await tx.db
+    .deleteFrom('authentications')
+    .where('id', 'in', expired.map((r) => r.id))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 });
