@@ -4,7 +4,8 @@ import type { NamespaceData } from '../core';
 import type { CompiledNamespace } from '../evaluation';
 import type { EvaluationSource, PartialNamespaceData } from '../storage';
 import type { GitRepository } from './repository';
-import { buildSnapshot, emptySnapshot, FlagFileError, type EnvironmentSnapshot, type GitNamespace } from './snapshot';
+import { emptySnapshot, FlagFileError, type EnvironmentSnapshot, type GitNamespace } from './snapshot';
+import { buildInProcess, type SnapshotBuilder } from './snapshot-pages';
 
 /**
  * One environment (Flipt v2's `environments.<key>`): the snapshot of its directory at the
@@ -25,6 +26,8 @@ export interface EnvironmentOptions {
   logger: Logger;
   /** A commit that could not be turned into a snapshot (the hook for an error counter). */
   onBuildError?: (environment: string, err: unknown) => void;
+  /** How a commit's files become a snapshot (default: in this thread, in one piece). */
+  build?: SnapshotBuilder;
 }
 
 export class GitEnvironment implements EvaluationSource {
@@ -94,7 +97,7 @@ export class GitEnvironment implements EvaluationSource {
     const { logger } = this.options;
     try {
       const files = await this.repository.files(commit, this.directory);
-      const next = buildSnapshot(files, commit, await this.repository.committedAt(commit));
+      const next = await (this.options.build ?? buildInProcess)(files, commit, await this.repository.committedAt(commit));
       this.stats.builds++;
       this.current = next;
       logger.info({ environment: this.name, commit, namespaces: next.namespaces.size, files: files.length }, 'environment updated');

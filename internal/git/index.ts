@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { gitStoragesOf, type Config } from '../config';
 import { GitEnvironment } from './environment';
 import { GitRepository } from './repository';
+import type { SnapshotBuilder } from './snapshot-pages';
 
 /**
  * Git-backed environments (Flipt v2's `storage`, `credentials`, `environments`): one repository
@@ -10,7 +11,8 @@ import { GitRepository } from './repository';
  */
 export { GitEnvironment, type EnvironmentOptions } from './environment';
 export { GitRepository, type RepositoryOptions, type SyncResult } from './repository';
-export { buildSnapshot, emptySnapshot, FlagFileError, isFlagFile, type EnvironmentSnapshot, type FlagFile, type GitNamespace } from './snapshot';
+export { buildSnapshot, emptySnapshot, FlagFileError, isFlagFile, snapshotData, type EnvironmentSnapshot, type FlagFile, type GitNamespace, type NamespaceOfCommit } from './snapshot';
+export { buildInProcess, SnapshotAssembler, snapshotPages, type SnapshotBuilder, type SnapshotPage } from './snapshot-pages';
 export { SyncQueue } from './sync-queue';
 
 export interface GitEnvironmentsOptions {
@@ -19,6 +21,8 @@ export interface GitEnvironmentsOptions {
   /** Counter hooks: a failed fetch (per storage), a commit that did not build (per environment). */
   onFetchError?: (storage: string, err: unknown) => void;
   onBuildError?: (environment: string, err: unknown) => void;
+  /** How each environment turns a commit's files into its snapshot (default: in-process). */
+  build?: SnapshotBuilder;
 }
 
 export class GitEnvironments {
@@ -39,7 +43,7 @@ export class GitEnvironments {
         repository = new GitRepository({ key: env.storage, storage, credential, logger, onFetchError: options.onFetchError });
         this.repositories.set(env.storage, repository);
       }
-      this.environments.set(env.name, new GitEnvironment({ name: env.name, directory: env.directory, isDefault: env.default, scm: env.scm, repository, logger, onBuildError: options.onBuildError }));
+      this.environments.set(env.name, new GitEnvironment({ name: env.name, directory: env.directory, isDefault: env.default, scm: env.scm, repository, logger, onBuildError: options.onBuildError, build: options.build }));
     }
     this.default = [...this.environments.values()].find((e) => e.isDefault);
   }

@@ -39,9 +39,10 @@ export function isFlagFile(path: string): boolean {
 export class FlagFileError extends Error {
   constructor(
     readonly file: string,
-    message: string,
+    /** What is wrong, without the file (the message leads with it). */
+    readonly detail: string,
   ) {
-    super(`${file}: ${message}`);
+    super(`${file}: ${detail}`);
     this.name = 'FlagFileError';
   }
 }
@@ -53,6 +54,19 @@ export function emptySnapshot(): EnvironmentSnapshot {
 
 /** Every flag file of the environment, in path order, into one snapshot; throws FlagFileError. */
 export function buildSnapshot(files: FlagFile[], commit: string, committedAt: number): EnvironmentSnapshot {
+  const namespaces = new Map<string, GitNamespace>();
+  for (const { namespace, data } of snapshotData(files, commit, committedAt)) namespaces.set(namespace.key, { namespace, data, compiled: compileNamespace(data) });
+  return { commit, namespaces };
+}
+
+/** A namespace of a commit as plain data (what a thread can send): compiled by whoever serves it. */
+export interface NamespaceOfCommit {
+  namespace: Namespace;
+  data: NamespaceData;
+}
+
+/** The files read, checked and turned into domain data, `default` first; throws FlagFileError. */
+export function snapshotData(files: FlagFile[], commit: string, committedAt: number): NamespaceOfCommit[] {
   const existing: ExistingState = { namespaces: new Set(), flags: new Map(), segments: new Map() };
   const plans: DocumentPlan[] = [];
   for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
@@ -71,7 +85,7 @@ export function buildSnapshot(files: FlagFile[], commit: string, committedAt: nu
       throw new FlagFileError(file.path, err instanceof Error ? err.message : String(err));
     }
   }
-  return { commit, namespaces: assemble(plans, commit, committedAt) };
+  return assemble(plans, commit, committedAt);
 }
 
 function addKeys(map: Map<string, Set<string>>, ns: string, keys: string[]): void {
@@ -98,7 +112,7 @@ function positionalId(...parts: string[]): string {
 }
 
 /** Plans → domain objects. Ids are positional (stable for a commit); times are the commit's. */
-function assemble(plans: DocumentPlan[], commit: string, at: number): Map<string, GitNamespace> {
+function assemble(plans: DocumentPlan[], commit: string, at: number): NamespaceOfCommit[] {
   const builders = new Map<string, Builder>();
   const builderOf = (ns: string): Builder => {
     let b = builders.get(ns);
@@ -150,12 +164,7 @@ function assemble(plans: DocumentPlan[], commit: string, at: number): Map<string
       });
     }
   }
-  const out = new Map<string, GitNamespace>();
-  for (const [ns, b] of builders) {
-    const data: NamespaceData = { key: ns, revision: commit, flags: b.flags, segments: b.segments, rules: b.rules, rollouts: b.rollouts };
-    out.set(ns, { namespace: b.namespace, data, compiled: compileNamespace(data) });
-  }
-  return out;
+  return [...builders].map(([ns, b]) => ({ namespace: b.namespace, data: { key: ns, revision: commit, flags: b.flags, segments: b.segments, rules: b.rules, rollouts: b.rollouts } }));
 }
 
 function namespaceEntry(namespace: Namespace, flags: Flag[], commit: string): GitNamespace {

@@ -1,6 +1,7 @@
 import type { DbConfig } from '../config';
 import { PennonError, isPennonError, type ErrorKind } from '../core';
 import type { BulkExportOptions, BulkImportOptions, BulkImportResult } from '../ext';
+import type { FlagFile, SnapshotPage } from '../git';
 import type { Change } from '../storage';
 
 /**
@@ -9,7 +10,10 @@ import type { Change } from '../storage';
  * PennonError kinds on the server's side, so a client reads them as it would in-process.
  */
 
-export type BulkJob = { kind: 'import'; db: DbConfig; options: BulkImportOptions } | { kind: 'export'; db: DbConfig; options: BulkExportOptions };
+export type BulkJob =
+  | { kind: 'import'; db: DbConfig; options: BulkImportOptions }
+  | { kind: 'export'; db: DbConfig; options: BulkExportOptions }
+  | { kind: 'git-snapshot'; files: FlagFile[]; commit: string; committedAt: number };
 
 /** Import: after the job, the body's chunks in order, then `end`. */
 export type BodyMessage = { chunk: Uint8Array } | { end: true };
@@ -19,13 +23,19 @@ export type ImportReply = { ok: true; result: BulkImportResult; changes: Change[
 /** Export, thread to server: the text in chunks, then `end` (or an error, which ends it too). */
 export type ExportMessage = { chunk: Uint8Array } | { end: true } | { error: ThreadError };
 
-/** Export, server to thread: room for one more chunk (the thread runs ahead by EXPORT_CREDITS). */
+/** Export and Git snapshot, server to thread: room for one more chunk or page (the thread runs ahead by CREDITS). */
 export interface MoreMessage {
   more: true;
 }
 
-/** Chunks the export thread may send before the server has taken any. */
-export const EXPORT_CREDITS = 2;
+/** Chunks (pages) a thread may send before the server has taken any. */
+export const CREDITS = 2;
+
+/**
+ * Git snapshot, thread to server: the commit's namespaces in pages, then `end`; or an error,
+ * which ends it — a bad flag file's with the file and what is wrong with it (FlagFileError).
+ */
+export type GitSnapshotMessage = { page: SnapshotPage } | { end: true } | { error: ThreadError; file?: string; detail?: string };
 
 export interface ThreadError {
   /** The PennonError's kind; null for any other error. */
@@ -52,7 +62,7 @@ export function errorFrom(error: ThreadError): Error {
 }
 
 /** Why a thread failed without answering (its own error event), as a PennonError. */
-export function threadFailure(err: Error & { code?: string }, what: 'import' | 'export', advice: string): PennonError {
+export function threadFailure(err: Error & { code?: string }, what: 'import' | 'export' | 'Git snapshot', advice: string): PennonError {
   return err.code === 'ERR_WORKER_OUT_OF_MEMORY'
     ? new PennonError('too_large', `the ${what} needs more memory than its thread may use: ${advice}`, { cause: err })
     : new PennonError('internal', `the ${what} thread failed: ${err.message}`, { cause: err });

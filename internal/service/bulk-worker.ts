@@ -2,14 +2,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../core';
 import { exportText, importBulk, streamOptions } from '../ext';
 import type { Change } from '../storage';
-import { EXPORT_CREDITS, threadError, type BodyMessage, type BulkJob, type ExportMessage, type ImportReply, type MoreMessage } from './bulk-thread-protocol';
+import { FlagFileError, snapshotData } from '../git/snapshot';
+import { snapshotPages } from '../git/snapshot-pages';
+import { CREDITS, threadError, type BodyMessage, type BulkJob, type ExportMessage, type GitSnapshotMessage, type ImportReply, type MoreMessage } from './bulk-thread-protocol';
 import { openStore } from './database';
 
 /**
- * A bulk thread's side (import-thread.ts, export-thread.ts): one job on a connection of its own.
+ * A bulk thread's side (import-thread.ts, export-thread.ts, git-thread.ts): one job, the first two on a connection of its own.
  * An import decodes, checks and writes the body it is sent, then replies once — the result and
  * the changes its transaction committed, or the error in plain data. An export reads one
- * consistent state and sends its text in chunks, running ahead of the server by a few at most.
+ * consistent state and sends its text in chunks, running ahead of the server by a few at most;
+ * a Git snapshot reads a commit's flag files and sends the namespaces back in pages, likewise.
  * Bundled on its own (esbuild.config.mjs) and started from that code, so it holds only storage
  * and the document format.
  */
@@ -48,22 +51,36 @@ async function runImport(job: BulkJob & { kind: 'import' }): Promise<void> {
 /** Characters of text per chunk sent (a chunk is moved, not copied). */
 const EXPORT_CHUNK = 256 * 1024;
 
-async function runExport(job: BulkJob & { kind: 'export' }): Promise<void> {
-  let credits = EXPORT_CREDITS;
+/**
+ * The server's credits (MoreMessage): `take()` resolves when the thread may send one more chunk
+ * or page, so it runs at most CREDITS ahead of what the server has taken.
+ */
+function credits(): { take(): Promise<void>; stop(): void } {
+  let left = CREDITS;
   let wake: (() => void) | null = null;
   const onMessage = (_message: MoreMessage) => {
-    credits++;
+    left++;
     wake?.();
     wake = null;
   };
   port.on('message', onMessage);
+  return {
+    async take() {
+      while (left === 0) await new Promise<void>((resolve) => (wake = resolve));
+      left--;
+    },
+    stop: () => port.off('message', onMessage),
+  };
+}
+
+async function runExport(job: BulkJob & { kind: 'export' }): Promise<void> {
+  const gate = credits();
   const encoder = new TextEncoder();
   const send = (message: ExportMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   let pending = '';
   const flush = async () => {
     if (pending === '') return;
-    while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
-    credits--;
+    await gate.take();
     const chunk = encoder.encode(pending);
     pending = '';
     send({ chunk }, [chunk.buffer as ArrayBuffer]);
@@ -79,11 +96,31 @@ async function runExport(job: BulkJob & { kind: 'export' }): Promise<void> {
   } catch (err) {
     send({ error: threadError(err) });
   } finally {
-    port.off('message', onMessage);
+    gate.stop();
     await connection.close().catch(() => undefined);
+  }
+}
+
+/** Flags per page of a Git snapshot: a message the server's thread reads back in a few milliseconds. */
+const FLAGS_PER_PAGE = 250;
+
+/** A commit's flag files read, checked and sent back as plain data in pages; the server compiles them. */
+async function runGitSnapshot(job: BulkJob & { kind: 'git-snapshot' }): Promise<void> {
+  const gate = credits();
+  const send = (message: GitSnapshotMessage) => port.postMessage(message);
+  try {
+    for (const page of snapshotPages(snapshotData(job.files, job.commit, job.committedAt), FLAGS_PER_PAGE)) {
+      await gate.take();
+      send({ page });
+    }
+    send({ end: true });
+  } catch (err) {
+    send(err instanceof FlagFileError ? { error: threadError(err), file: err.file, detail: err.detail } : { error: threadError(err) });
+  } finally {
+    gate.stop();
   }
 }
 
 // With the job done, nothing listens on the port any more: the thread ends.
 const job = (workerData as { job: BulkJob }).job;
-void (job.kind === 'import' ? runImport(job) : runExport(job));
+void (job.kind === 'import' ? runImport(job) : job.kind === 'export' ? runExport(job) : runGitSnapshot(job));
