@@ -126,10 +126,11 @@ describe('POST /api/v2/webhooks/{environment} with a licence', () => {
     await untilEvaluated(server, 'prod', 'green');
     expect(prod.snapshot.commit).toBe(commit);
     expect(colourOf(prod)).toBe('green');
-    // The fetch updated every environment on the storage.
+    // The fetch updated every environment on the storage: one after the other, each built on a
+    // thread of its own, and the sync (its duration observed) is done when the last is.
+    await until(async () => (await metric(server, 'service_incoming_webhook_sync_duration_seconds_count', { environment: 'prod', scm: 'github' })) === 1, 'the sync to finish');
     expect(colourOf(server.service.environments!.get('lab')!)).toBe('green');
     expect(await metric(server, 'service_incoming_webhook_requests_total', { environment: 'prod', scm: 'github', result: 'accepted' })).toBe(1);
-    expect(await metric(server, 'service_incoming_webhook_sync_duration_seconds_count', { environment: 'prod', scm: 'github' })).toBe(1);
     expect(await metric(server, 'service_incoming_webhook_fetch_errors_total', { environment: 'prod', scm: 'github' })).toBe(0);
   });
 
