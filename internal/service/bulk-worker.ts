@@ -8,13 +8,14 @@ import { CREDITS, threadError, type BodyMessage, type BulkJob, type ExportMessag
 import { openStore } from './database';
 
 /**
- * A bulk thread's side (import-thread.ts, export-thread.ts, git-thread.ts): one job, the first two on a connection of its own.
- * An import decodes, checks and writes the body it is sent, then replies once — the result and
- * the changes its transaction committed, or the error in plain data. An export reads one
- * consistent state and sends its text in chunks, running ahead of the server by a few at most;
- * a Git snapshot reads a commit's flag files and sends the namespaces back in pages, likewise.
- * Bundled on its own (esbuild.config.mjs) and started from that code, so it holds only storage
- * and the document format.
+ * A bulk thread's side (import-thread.ts, export-thread.ts, git-thread.ts): one job, an import
+ * or an export on a connection of its own. An import decodes, checks and writes the body it is
+ * sent, then replies once — the result and the changes its transaction committed, or the error
+ * in plain data. An export reads one consistent state and sends its text in chunks, running
+ * ahead of the server by a few at most; a Git snapshot reads the flag files it is given and
+ * sends the commit's namespaces back in pages, likewise. Bundled on its own (esbuild.config.mjs)
+ * and started from that code, so it holds only storage, the document format and the Git
+ * snapshot's reading (not the Git client).
  */
 
 const port = parentPort!;
