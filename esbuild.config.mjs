@@ -120,9 +120,8 @@ const shared = {
 /**
  * The bulk threads (imports, exports, Git snapshots) run their own script
  * (internal/service/bulk-worker.ts bundled alone) from a file: dist/bulk-worker.cjs, beside the
- * bundle, which the executable
- * carries as an asset (scripts/build/sea.mjs). The wrapper gives its code the `__filename` of the
- * process that starts it (see internal/service/bulk-worker-source.ts).
+ * bundle, which the executable carries as an asset (scripts/build/sea.mjs). The wrapper gives its
+ * code the `__filename` of the process that starts it (see internal/service/bulk-worker-source.ts).
  */
 const BULK_WORKER = 'bulk-worker.cjs';
 await build({

@@ -140,7 +140,8 @@ function missingSegment(key: string): CompiledSegment {
   };
 }
 
-function groupByFlag<T extends { flagKey: string; rank: number }>(items: T[]): Map<string, T[]> {
+/** Rules or rollouts by flag key, each list by rank. */
+export function groupByFlag<T extends { flagKey: string; rank: number }>(items: T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const item of items) {
     const list = out.get(item.flagKey);

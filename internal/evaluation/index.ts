@@ -1,7 +1,7 @@
 // No Node APIs here, nor through '../core' (its index brings the clock's node:crypto): the dashboard's
 // evaluation console bundles this evaluator into the browser to explain answers.
 export * from './types';
-export { NamespaceCompiler, compileNamespace, compileSegment, patchNamespace } from './compile';
+export { NamespaceCompiler, compileNamespace, compileSegment, groupByFlag, patchNamespace } from './compile';
 export { evaluateVariant, evaluateBoolean } from './evaluate';
 export { compileMatcher, diagnose, type Matcher } from './matchers';
 export { crc32, variantBucket, thresholdValue, bucketBounds } from './hash';

@@ -11,8 +11,9 @@ import type { SnapshotBuilder } from './snapshot-pages';
  */
 export { GitEnvironment, type EnvironmentOptions } from './environment';
 export { GitRepository, type RepositoryOptions, type SyncResult } from './repository';
-export { buildSnapshot, emptySnapshot, FlagFileError, isFlagFile, snapshotData, type EnvironmentSnapshot, type FlagFile, type GitNamespace, type NamespaceOfCommit } from './snapshot';
-export { buildInProcess, SnapshotAssembler, snapshotPages, type SnapshotBuilder, type SnapshotPage } from './snapshot-pages';
+export { buildSnapshot, emptySnapshot, FlagFileError, isFlagFile, type EnvironmentSnapshot, type FlagFile, type GitNamespace } from './snapshot';
+// The bulk thread reads snapshot.ts and snapshot-pages.ts directly (not this index, which brings the Git client).
+export { SnapshotAssembler, type SnapshotBuilder, type SnapshotPage } from './snapshot-pages';
 export { SyncQueue } from './sync-queue';
 
 export interface GitEnvironmentsOptions {

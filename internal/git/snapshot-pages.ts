@@ -1,5 +1,5 @@
-import type { Namespace, NamespaceData, Rollout, Rule } from '../core';
-import { NamespaceCompiler } from '../evaluation';
+import type { Namespace, NamespaceData } from '../core';
+import { groupByFlag, NamespaceCompiler } from '../evaluation';
 import { buildSnapshot, type EnvironmentSnapshot, type FlagFile, type GitNamespace, type NamespaceOfCommit } from './snapshot';
 
 /** Builds an environment's snapshot of a commit; throws (rejects with) FlagFileError for bad files. */
@@ -20,8 +20,8 @@ export interface SnapshotPage {
 
 export function* snapshotPages(namespaces: NamespaceOfCommit[], flagsPerPage: number): Generator<SnapshotPage> {
   for (const { namespace, data } of namespaces) {
-    const rules = byFlag(data.rules);
-    const rollouts = byFlag(data.rollouts);
+    const rules = groupByFlag(data.rules);
+    const rollouts = groupByFlag(data.rollouts);
     for (let i = 0; i === 0 || i < data.flags.length; i += flagsPerPage) {
       const flags = data.flags.slice(i, i + flagsPerPage);
       yield {
@@ -37,16 +37,6 @@ export function* snapshotPages(namespaces: NamespaceOfCommit[], flagsPerPage: nu
       };
     }
   }
-}
-
-function byFlag<T extends Rule | Rollout>(items: readonly T[]): Map<string, T[]> {
-  const map = new Map<string, T[]>();
-  for (const item of items) {
-    const list = map.get(item.flagKey);
-    if (list) list.push(item);
-    else map.set(item.flagKey, [item]);
-  }
-  return map;
 }
 
 /**

@@ -8,10 +8,9 @@ import type { BulkJob } from './bulk-thread-protocol';
 /**
  * The bulk threads' script — imports, exports, Git snapshots: bulk-worker.ts bundled alone,
  * wrapped so that its `__filename` is the one `startBulkThread` gives — as a file for
- * `new Worker`. The build writes it
- * beside the bundle (dist/bulk-worker.cjs) and the executable carries it as an asset, written
- * once to the cache directory, as the SQLite addon is; neither copies it onto the server's
- * thread. Running from source (tests, development) it is bundled on first use by esbuild, a
+ * `new Worker`. The build writes it beside the bundle (dist/bulk-worker.cjs) and the executable
+ * carries it as an asset, written once to the cache directory, as the SQLite addon is; neither
+ * copies it onto the server's thread. Running from source (tests, development) it is bundled on first use by esbuild, a
  * development dependency, in esbuild's own process.
  */
 

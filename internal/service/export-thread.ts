@@ -1,12 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DbConfig } from '../config';
-import { PennonError } from '../core';
 import { exportText, streamOptions, type BulkExporter, type BulkExportOptions } from '../ext';
 import type { Store } from '../storage';
-import { errorFrom, threadFailure, type ExportMessage, type MoreMessage } from './bulk-thread-protocol';
+import { errorFrom, type ExportMessage, type MoreMessage } from './bulk-thread-protocol';
 import { startBulkThread } from './bulk-worker-source';
 import { sqliteFileOf } from './database';
-import { Inbox } from './thread-inbox';
+import { Inbox, inboxOf } from './thread-inbox';
 
 /**
  * The bulk export route's exporter: each export on a worker thread of its own, with its own
@@ -25,10 +24,7 @@ export function threadedExporter(db: DbConfig, store: Store): BulkExporter {
 
 async function* exportOnThread(db: DbConfig, options: BulkExportOptions): AsyncGenerator<Uint8Array> {
   const worker = await startBulkThread({ kind: 'export', db, options });
-  const inbox = new Inbox<ExportMessage>();
-  worker.on('message', (message: ExportMessage) => inbox.put(message));
-  worker.once('error', (err: Error & { code?: string }) => inbox.fail(threadFailure(err, 'export', 'export fewer namespaces at a time')));
-  worker.once('exit', (code) => inbox.fail(new PennonError('internal', `the export thread stopped (exit code ${code}) before it finished`)));
+  const inbox = inboxOf<ExportMessage>(worker, 'export', 'export fewer namespaces at a time');
   let finished = false;
   try {
     for (;;) {

@@ -1,9 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { PennonError } from '../core';
 import { FlagFileError, SnapshotAssembler, type SnapshotBuilder } from '../git';
-import { errorFrom, threadFailure, type GitSnapshotMessage, type MoreMessage } from './bulk-thread-protocol';
+import { errorFrom, type GitSnapshotMessage, type MoreMessage } from './bulk-thread-protocol';
 import { startBulkThread } from './bulk-worker-source';
-import { Inbox } from './thread-inbox';
+import { inboxOf } from './thread-inbox';
 
 /** Flags compiled per turn of the event loop (a few milliseconds at ten rules per flag). */
 const FLAGS_PER_SLICE = 100;
@@ -19,10 +18,7 @@ const FLAGS_PER_SLICE = 100;
 export function threadedSnapshotBuilder(): SnapshotBuilder {
   return async (files, commit, committedAt) => {
     const worker = await startBulkThread({ kind: 'git-snapshot', files, commit, committedAt });
-    const inbox = new Inbox<GitSnapshotMessage>();
-    worker.on('message', (message: GitSnapshotMessage) => inbox.put(message));
-    worker.once('error', (err: Error & { code?: string }) => inbox.fail(threadFailure(err, 'Git snapshot', 'give the process more memory (NODE_OPTIONS=--max-old-space-size)')));
-    worker.once('exit', (code) => inbox.fail(new PennonError('internal', `the Git snapshot thread stopped (exit code ${code}) before it finished`)));
+    const inbox = inboxOf<GitSnapshotMessage>(worker, 'Git snapshot', 'give the process more memory (NODE_OPTIONS=--max-old-space-size)');
     const assembler = new SnapshotAssembler(commit, FLAGS_PER_SLICE, () => nextTurn());
     let finished = false;
     try {
