@@ -118,7 +118,7 @@ const shared = {
 };
 
 /**
- * The bulk threads (imports, exports, Git snapshots) run their own script
+ * The bulk threads (imports, exports, Git snapshots and objects) run their own script
  * (internal/service/bulk-worker.ts bundled alone) from a file: dist/bulk-worker.cjs, beside the
  * bundle, which the executable carries as an asset (scripts/build/sea.mjs). The wrapper gives its
  * code the `__filename` of the process that starts it (see internal/service/bulk-worker-source.ts).

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { gitStoragesOf, type Config } from '../config';
 import { GitEnvironment } from './environment';
 import { GitRepository } from './repository';
+import type { GitObjects, ObjectsOptions } from './objects';
 import type { SnapshotBuilder } from './snapshot-pages';
 
 /**
@@ -11,10 +12,12 @@ import type { SnapshotBuilder } from './snapshot-pages';
  */
 export { GitEnvironment, type EnvironmentOptions } from './environment';
 export { GitRepository, type RepositoryOptions, type SyncResult } from './repository';
-export { buildSnapshot, emptySnapshot, FlagFileError, isFlagFile, type EnvironmentSnapshot, type FlagFile, type GitNamespace } from './snapshot';
-// The bulk thread reads snapshot.ts and snapshot-pages.ts directly (not this index, which brings the Git client).
+export { asText, buildSnapshot, emptySnapshot, FlagFileError, isFlagFile, type EnvironmentSnapshot, type FlagFile, type FlagFileBytes, type GitNamespace } from './snapshot';
+export { LocalGitObjects, type GitObjects, type ObjectsOptions } from './objects';
+// The bulk thread reads objects.ts, snapshot.ts and snapshot-pages.ts directly (not this index).
 export { SnapshotAssembler, type SnapshotBuilder, type SnapshotPage } from './snapshot-pages';
 export { SyncQueue } from './sync-queue';
+export { caCertificate } from './transport';
 
 export interface GitEnvironmentsOptions {
   config: Config;
@@ -24,6 +27,8 @@ export interface GitEnvironmentsOptions {
   onBuildError?: (environment: string, err: unknown) => void;
   /** How each environment turns a commit's files into its snapshot (default: in-process). */
   build?: SnapshotBuilder;
+  /** Where each storage's fetches and reads run (default: in-process). */
+  objects?: (options: ObjectsOptions) => GitObjects;
 }
 
 export class GitEnvironments {
@@ -41,7 +46,7 @@ export class GitEnvironments {
       if (!repository) {
         const storage = storages.get(env.storage)!; // checked at load
         const credential = storage.credentials === '' ? undefined : config.credentials[storage.credentials];
-        repository = new GitRepository({ key: env.storage, storage, credential, logger, onFetchError: options.onFetchError });
+        repository = new GitRepository({ key: env.storage, storage, credential, logger, onFetchError: options.onFetchError, objects: options.objects });
         this.repositories.set(env.storage, repository);
       }
       this.environments.set(env.name, new GitEnvironment({ name: env.name, directory: env.directory, isDefault: env.default, scm: env.scm, repository, logger, onBuildError: options.onBuildError, build: options.build }));

@@ -1,12 +1,12 @@
 import type { Namespace, NamespaceData } from '../core';
 import { groupByFlag, NamespaceCompiler } from '../evaluation';
-import { buildSnapshot, type EnvironmentSnapshot, type FlagFile, type GitNamespace, type NamespaceOfCommit } from './snapshot';
+import { asText, buildSnapshot, type EnvironmentSnapshot, type FlagFileBytes, type GitNamespace, type NamespaceOfCommit } from './snapshot';
 
 /** Builds an environment's snapshot of a commit; throws (rejects with) FlagFileError for bad files. */
-export type SnapshotBuilder = (files: FlagFile[], commit: string, committedAt: number) => Promise<EnvironmentSnapshot>;
+export type SnapshotBuilder = (files: FlagFileBytes[], commit: string, committedAt: number) => Promise<EnvironmentSnapshot>;
 
 /** In this thread, in one piece: what tests and one-off commands use. */
-export const buildInProcess: SnapshotBuilder = async (files, commit, committedAt) => buildSnapshot(files, commit, committedAt);
+export const buildInProcess: SnapshotBuilder = async (files, commit, committedAt) => buildSnapshot(asText(files), commit, committedAt);
 
 /**
  * A namespace's data in pieces a thread can send one message at a time (each small to receive):

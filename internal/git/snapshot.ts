@@ -18,6 +18,17 @@ export interface FlagFile {
   text: string;
 }
 
+/** A flag file as the repository gives it. */
+export interface FlagFileBytes {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** Flag files as text (UTF-8), what the decoder reads. */
+export function asText(files: FlagFileBytes[]): FlagFile[] {
+  return files.map(({ path, bytes }) => ({ path, text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') }));
+}
+
 export interface GitNamespace {
   namespace: Namespace;
   data: NamespaceData;

@@ -13,8 +13,13 @@ import type { CredentialConfig, GitStorageConfig } from '../config';
 /** A fetch that stalls this long without a byte is abandoned (the next poll or request retries). */
 const IDLE_TIMEOUT_MS = 60_000;
 
+/** The storage's CA certificate (PEM), read from `ca_cert_path` when it is not given inline. */
+export function caCertificate(storage: GitStorageConfig): string | undefined {
+  return storage.ca_cert_bytes !== '' ? storage.ca_cert_bytes : storage.ca_cert_path !== '' ? readFileSync(storage.ca_cert_path, 'utf8') : undefined;
+}
+
 export function httpClient(storage: GitStorageConfig): HttpClient {
-  const ca = storage.ca_cert_bytes !== '' ? storage.ca_cert_bytes : storage.ca_cert_path !== '' ? readFileSync(storage.ca_cert_path, 'utf8') : undefined;
+  const ca = caCertificate(storage);
   return {
     request: (req: GitHttpRequest) => send(req, { ca, rejectUnauthorized: !storage.insecure_skip_tls }),
   };

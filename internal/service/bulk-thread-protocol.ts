@@ -1,7 +1,7 @@
-import type { DbConfig } from '../config';
+import type { CredentialConfig, DbConfig, GitStorageConfig } from '../config';
 import { PennonError, isPennonError, type ErrorKind } from '../core';
 import type { BulkExportOptions, BulkImportOptions, BulkImportResult } from '../ext';
-import type { FlagFile, SnapshotPage } from '../git';
+import type { FlagFileBytes, SnapshotPage } from '../git';
 import type { Change } from '../storage';
 
 /**
@@ -13,7 +13,8 @@ import type { Change } from '../storage';
 export type BulkJob =
   | { kind: 'import'; db: DbConfig; options: BulkImportOptions }
   | { kind: 'export'; db: DbConfig; options: BulkExportOptions }
-  | { kind: 'git-snapshot'; files: FlagFile[]; commit: string; committedAt: number };
+  | { kind: 'git-snapshot'; files: FlagFileBytes[]; commit: string; committedAt: number }
+  | { kind: 'git-objects'; storage: GitStorageConfig; credential?: CredentialConfig };
 
 /** Import: after the job, the body's chunks in order, then `end`. */
 export type BodyMessage = { chunk: Uint8Array } | { end: true };
@@ -36,6 +37,27 @@ export const CREDITS = 2;
  * which ends it — a bad flag file's with the file and what is wrong with it (FlagFileError).
  */
 export type GitSnapshotMessage = { page: SnapshotPage } | { end: true } | { error: ThreadError; file?: string; detail?: string };
+
+/**
+ * Git objects (a storage's fetches and reads, GitObjects), server to thread: one call; the thread
+ * lives as long as the repository and answers each call with its id.
+ */
+export interface GitCall {
+  id: number;
+  op: 'fetch' | 'fetchedBefore' | 'files' | 'committedAt';
+  args: string[];
+}
+
+export type GitReply = { id: number; result: unknown } | { id: number; error: ThreadError };
+
+/**
+ * Flag files whose bytes can be moved to another thread rather than copied: a view sharing its
+ * memory with anything else (Node's pooled small buffers, a slice of a pack) is copied first.
+ */
+export function movable(files: FlagFileBytes[]): { files: FlagFileBytes[]; transfer: ArrayBuffer[] } {
+  const own = files.map(({ path, bytes }) => ({ path, bytes: bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice() }));
+  return { files: own, transfer: own.map(({ bytes }) => bytes.buffer as ArrayBuffer) };
+}
 
 export interface ThreadError {
   /** The PennonError's kind; null for any other error. */
@@ -62,7 +84,7 @@ export function errorFrom(error: ThreadError): Error {
 }
 
 /** Why a thread failed without answering (its own error event), as a PennonError. */
-export function threadFailure(err: Error & { code?: string }, what: 'import' | 'export' | 'Git snapshot', advice: string): PennonError {
+export function threadFailure(err: Error & { code?: string }, what: 'import' | 'export' | 'Git snapshot' | 'Git', advice: string): PennonError {
   return err.code === 'ERR_WORKER_OUT_OF_MEMORY'
     ? new PennonError('too_large', `the ${what} needs more memory than its thread may use: ${advice}`, { cause: err })
     : new PennonError('internal', `the ${what} thread failed: ${err.message}`, { cause: err });

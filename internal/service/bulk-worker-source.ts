@@ -6,7 +6,7 @@ import { cachedFile, executableAsset } from '../core/cache-dir';
 import type { BulkJob } from './bulk-thread-protocol';
 
 /**
- * The bulk threads' script — imports, exports, Git snapshots: bulk-worker.ts bundled alone,
+ * The bulk threads' script — imports, exports, Git snapshots and objects: bulk-worker.ts bundled alone,
  * wrapped so that its `__filename` is the one `startBulkThread` gives — as a file for
  * `new Worker`. The build writes it beside the bundle (dist/bulk-worker.cjs) and the executable
  * carries it as an asset, written once to the cache directory, as the SQLite addon is; neither
@@ -36,8 +36,8 @@ async function bulkWorkerFile(): Promise<string> {
  * A thread doing `job`. Its code resolves the SQLite addon (and, from source, packages) from
  * this module's place, whatever file it runs from: its wrapper takes `filename`.
  */
-export async function startBulkThread(job: BulkJob): Promise<Worker> {
-  return new Worker(await bulkWorkerFile(), { workerData: { filename: __filename, job } });
+export async function startBulkThread(job: BulkJob, transferList: ArrayBuffer[] = []): Promise<Worker> {
+  return new Worker(await bulkWorkerFile(), { workerData: { filename: __filename, job }, transferList });
 }
 
 async function locate(): Promise<string> {

@@ -2,20 +2,22 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../core';
 import { exportText, importBulk, streamOptions } from '../ext';
 import type { Change } from '../storage';
-import { FlagFileError, snapshotData } from '../git/snapshot';
+import { LocalGitObjects } from '../git/objects';
+import { asText, FlagFileError, snapshotData } from '../git/snapshot';
 import { snapshotPages } from '../git/snapshot-pages';
-import { CREDITS, threadError, type BodyMessage, type BulkJob, type ExportMessage, type GitSnapshotMessage, type ImportReply, type MoreMessage } from './bulk-thread-protocol';
+import { CREDITS, threadError, type BodyMessage, type BulkJob, type ExportMessage, type GitCall, type GitReply, type GitSnapshotMessage, type ImportReply, type MoreMessage, movable } from './bulk-thread-protocol';
 import { openStore } from './database';
 
 /**
- * A bulk thread's side (import-thread.ts, export-thread.ts, git-thread.ts): one job, an import
- * or an export on a connection of its own. An import decodes, checks and writes the body it is
- * sent, then replies once — the result and the changes its transaction committed, or the error
+ * A bulk thread's side (import-thread.ts, export-thread.ts, git-thread.ts): one job — an import
+ * or an export on a connection of its own, a Git snapshot, or a storage's Git objects. An import
+ * decodes, checks and writes the body it is sent, then replies once — the result and the changes its transaction committed, or the error
  * in plain data. An export reads one consistent state and sends its text in chunks, running
  * ahead of the server by a few at most; a Git snapshot reads the flag files it is given and
- * sends the commit's namespaces back in pages, likewise. Bundled on its own (esbuild.config.mjs)
- * and started from that code, so it holds only storage, the document format and the Git
- * snapshot's reading (not the Git client).
+ * sends the commit's namespaces back in pages, likewise; a Git objects thread fetches and reads
+ * a storage's repository for as long as the server keeps it. Bundled on its own
+ * (esbuild.config.mjs) and started from that code, so it holds only storage, the document format
+ * and the Git reading.
  */
 
 const port = parentPort!;
@@ -110,7 +112,7 @@ async function runGitSnapshot(job: BulkJob & { kind: 'git-snapshot' }): Promise<
   const gate = credits();
   const send = (message: GitSnapshotMessage) => port.postMessage(message);
   try {
-    for (const page of snapshotPages(snapshotData(job.files, job.commit, job.committedAt), FLAGS_PER_PAGE)) {
+    for (const page of snapshotPages(snapshotData(asText(job.files), job.commit, job.committedAt), FLAGS_PER_PAGE)) {
       await gate.take();
       send({ page });
     }
@@ -122,6 +124,28 @@ async function runGitSnapshot(job: BulkJob & { kind: 'git-snapshot' }): Promise<
   }
 }
 
-// With the job done, nothing listens on the port any more: the thread ends.
+/**
+ * A storage's Git objects for as long as the server keeps the thread: each call answered with its
+ * id. Files are copied out of isomorphic-git's buffers (its cache may keep them) and moved.
+ */
+function runGitObjects(job: BulkJob & { kind: 'git-objects' }): void {
+  const objects = new LocalGitObjects({ storage: job.storage, credential: job.credential });
+  port.on('message', async ({ id, op, args }: GitCall) => {
+    try {
+      if (op === 'files') {
+        const files = await objects.files(args[0], args[1]);
+        const moved = movable(files.map(({ path, bytes }) => ({ path, bytes: bytes.slice() })));
+        port.postMessage({ id, result: moved.files } satisfies GitReply, moved.transfer);
+      } else {
+        const result = op === 'fetch' ? await objects.fetch() : op === 'fetchedBefore' ? await objects.fetchedBefore() : await objects.committedAt(args[0]);
+        port.postMessage({ id, result } satisfies GitReply);
+      }
+    } catch (err) {
+      port.postMessage({ id, error: threadError(err) } satisfies GitReply);
+    }
+  });
+}
+
+// With the job done, nothing listens on the port any more: the thread ends (a Git objects thread listens until terminated).
 const job = (workerData as { job: BulkJob }).job;
-void (job.kind === 'import' ? runImport(job) : job.kind === 'export' ? runExport(job) : runGitSnapshot(job));
+void (job.kind === 'import' ? runImport(job) : job.kind === 'export' ? runExport(job) : job.kind === 'git-objects' ? runGitObjects(job) : runGitSnapshot(job));

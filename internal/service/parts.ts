@@ -31,7 +31,7 @@ export function openCache(config: Pick<Config, 'cache'>, logger: Logger, counter
  */
 export async function openEnvironments(config: Config, logger: Logger, metrics: Pick<Metrics, 'gitSyncError'> | null): Promise<GitEnvironments | null> {
   if (Object.keys(config.environments).length === 0) return null;
-  const [{ GitEnvironments }, { threadedSnapshotBuilder }] = await Promise.all([import('../git'), import('./git-thread')]);
+  const [{ GitEnvironments }, { threadedGitObjects, threadedSnapshotBuilder }] = await Promise.all([import('../git'), import('./git-thread')]);
   const environmentsOf = (storage: string) => Object.values(config.environments).filter((e) => e.storage === storage).map((e) => e.name);
   return new GitEnvironments({
     config,
@@ -40,7 +40,9 @@ export async function openEnvironments(config: Config, logger: Logger, metrics: 
       for (const environment of environmentsOf(storage)) metrics?.gitSyncError(environment, 'fetch');
     },
     onBuildError: (environment) => metrics?.gitSyncError(environment, 'build'),
-    // Each commit's files read on a thread, compiled here a slice at a time (git-thread.ts).
+    // Fetches and reads on a thread per storage; each commit's files decoded on another,
+    // compiled here a slice at a time (git-thread.ts).
+    objects: threadedGitObjects,
     build: threadedSnapshotBuilder(),
   });
 }

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../internal/config';
 import { evaluateBoolean, evaluateVariant } from '../../../internal/evaluation';
-import { GitEnvironments, type GitEnvironment } from '../../../internal/git';
+import { GitEnvironments, type GitEnvironment, type GitObjects, type ObjectsOptions } from '../../../internal/git';
+import { threadedGitObjects } from '../../../internal/service/git-thread';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 
 /** Git storage against a real Git remote on loopback (git http-backend), no mocks of Git. */
@@ -77,8 +78,11 @@ async function remote(options?: Parameters<typeof startGitRemote>[0]): Promise<G
   return r;
 }
 
+/** Where the Git work runs in this pass: in the test's thread, or on a thread of its own as in `serve`. */
+let objects: ((options: ObjectsOptions) => GitObjects) | undefined;
+
 async function open(config: Config, log = logs()): Promise<{ envs: GitEnvironments; prod: GitEnvironment; log: Logs }> {
-  const envs = new GitEnvironments({ config, logger: log.logger });
+  const envs = new GitEnvironments({ config, logger: log.logger, objects });
   opened.push(envs);
   await envs.start();
   return { envs, prod: envs.get()!, log };
@@ -97,7 +101,14 @@ const basicEnv = (url: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv
   ...extra,
 });
 
-describe('Git storage over a loopback remote', () => {
+describe.each([
+  ['in-process', undefined],
+  ['on a thread', threadedGitObjects],
+])('Git storage over a loopback remote (Git objects %s)', (_, where) => {
+  beforeAll(() => {
+    objects = where;
+  });
+
   it('clones, reads the flag files and evaluates through the compiled snapshot', async () => {
     const r = await remote();
     const commit = r.commit({ 'prod/production/features.yaml': flags('blue'), 'prod/root.yaml': 'not: read', 'features.yaml': 'ignored at the root' });
