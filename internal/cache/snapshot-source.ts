@@ -41,6 +41,7 @@ export class SharedSnapshotSource implements EvaluationSource {
 
   loadFlags: EvaluationSource['loadFlags'] = (ns, flags, segments) => this.source.loadFlags(ns, flags, segments);
   listRevisions: EvaluationSource['listRevisions'] = () => this.source.listRevisions();
+  changesSince: NonNullable<EvaluationSource['changesSince']> = async (ns, revision) => (await this.source.changesSince?.(ns, revision)) ?? null;
 }
 
 function keyOf(ns: string, revision: string): string {

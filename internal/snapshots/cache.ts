@@ -11,8 +11,10 @@ import type { Change, EvaluationSource } from '../storage';
  *   very next evaluation brings it up to date first (read-your-writes) — by re-reading only
  *   the flags the write touched when the revisions line up, else the whole namespace;
  * - a poller compares every namespace's revision (one query) every `pollInterval`, which is
- *   how writes made by other instances arrive (those rebuild the whole namespace, in the
- *   background: evaluations keep answering from the held snapshot until the new one is built);
+ *   how writes made by other instances arrive: the database's change log says what they
+ *   touched, and only that is re-read; where it cannot say (no log, too far behind), the whole
+ *   namespace is rebuilt — in the background either way: evaluations keep answering from the
+ *   held snapshot until the new one is built;
  * - a snapshot is never half-built: the new one replaces the old in one step.
  * When the database cannot be read, the last good snapshot keeps answering.
  */
@@ -196,7 +198,7 @@ export class SnapshotCache {
       for (const [ns, entry] of this.entries) {
         const current = revisions.get(ns) ?? EMPTY_REVISION;
         if (entry.pending === null && entry.snapshot && entry.snapshot.revision !== current) {
-          this.invalidate(ns);
+          if (!(await this.catchUp(ns, entry.snapshot.revision, current))) this.invalidate(ns);
           this.refreshSoon(ns);
         }
       }
@@ -209,6 +211,32 @@ export class SnapshotCache {
     } finally {
       this.polling = false;
     }
+  }
+
+  /**
+   * A change made elsewhere, found by the poll: the source's change log from the revision held
+   * to the one found, applied as if announced (so only what it touched is reloaded). False when
+   * the log does not lead there (none, trimmed, the namespace re-created): rebuild it whole.
+   */
+  private async catchUp(ns: string, from: string, to: string): Promise<boolean> {
+    if (!this.source.changesSince || to === EMPTY_REVISION) return false;
+    let changes: Change[] | null;
+    try {
+      changes = await this.source.changesSince(ns, from);
+    } catch {
+      return false; // an unreadable log costs a rebuild, never the poll
+    }
+    const chain: Change[] = [];
+    let at = from;
+    for (const change of changes ?? []) {
+      if (at === to) break;
+      if (change.before !== at) return false;
+      chain.push(change);
+      at = change.after ?? '';
+    }
+    if (at !== to) return false;
+    for (const change of chain) this.apply(change, false);
+    return true;
   }
 
   private load(ns: string, existing: Entry | undefined): Promise<CompiledNamespace> {

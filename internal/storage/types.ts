@@ -184,6 +184,13 @@ export interface EvaluationSource {
   loadFlags(ns: string, flagKeys: string[], segmentKeys: string[]): Promise<PartialNamespaceData | null>;
   /** Every namespace's current revision, in one round trip. */
   listRevisions(): Promise<Map<string, string>>;
+  /**
+   * The committed changes after `revision`, oldest first (a database's change log): how a
+   * snapshot catches up with writes made elsewhere by reloading only what they touched. Null
+   * when the log cannot continue from that revision. Optional: without it, such a write
+   * rebuilds the namespace.
+   */
+  changesSince?(ns: string, revision: string): Promise<Change[] | null>;
 }
 
 export interface PartialNamespaceData extends NamespaceData {

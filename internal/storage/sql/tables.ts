@@ -132,8 +132,21 @@ export interface AuthenticationsTable {
   updated_at: Int;
 }
 
+/** A committed write's extent (queries/change-log.ts). */
+export interface ChangeLogTable {
+  namespace_key: string;
+  namespace_created_at: Int;
+  revision_from: Int;
+  revision_to: Int;
+  /** JSON arrays of keys. */
+  flags: string;
+  segments: string;
+  whole: Int;
+}
+
 export interface Database {
   authentications: AuthenticationsTable;
+  change_log: ChangeLogTable;
   namespaces: NamespacesTable;
   flags: FlagsTable;
   variants: VariantsTable;

@@ -5,6 +5,7 @@ import type { Change } from '../types';
 import type { DatabaseBreaker } from './breaker';
 import type { DialectAdapter } from './dialects/adapter';
 import type { Database, Db } from './tables';
+import { logChanges } from './change-log';
 
 /** How many times a transaction runs before a retryable conflict is reported (as Unavailable). */
 export const TRANSACTION_ATTEMPTS = 8;
@@ -21,10 +22,19 @@ export function retryWindowMs(attempt: number, attemptMs: number): number {
 }
 
 /** What a write touches: its namespace, and the one flag or segment it writes (neither: anything in the namespace). */
+/**
+ * A bulk write naming more keys than this is announced as touching the whole namespace: a
+ * partial read of that many would not pay (loadFlags reads at most 200 flags), and the keys would
+ * only weigh on every message that carries the change.
+ */
+const BATCH_KEYS_NAMED = 200;
+
 export interface WriteScope {
   ns: string;
   flag?: string;
   segment?: string;
+  /** A bulk write's new flags and segments (createBatch). */
+  batch?: { flags: string[]; segments: string[] };
 }
 
 /**
@@ -43,7 +53,9 @@ export class ChangeRecorder {
     change.after = revisions?.after ?? null;
     if (scope.flag !== undefined) change.flags.push(scope.flag);
     else if (scope.segment !== undefined) change.segments.push(scope.segment);
-    else change.whole = true;
+    else if (scope.batch && scope.batch.flags.length + scope.batch.segments.length <= BATCH_KEYS_NAMED) {
+      for (const list of ['flags', 'segments'] as const) for (const key of scope.batch[list]) change[list].push(key);
+    } else change.whole = true;
   }
 
   /** The namespace was created at `revision` (creation moves no revision: there was none). */
@@ -129,7 +141,12 @@ export async function inTransaction<T>(
     const changes = new ChangeRecorder();
     const builder = root.transaction();
     try {
-      const result = await (isolation ? builder.setIsolationLevel(isolation) : builder).execute((trx) => fn(txOn(database, trx, changes)));
+      const result = await (isolation ? builder.setIsolationLevel(isolation) : builder).execute(async (trx) => {
+        const value = await fn(txOn(database, trx, changes));
+        // In the same transaction: another process reads a write's extent only with the write.
+        if (kind === 'write') await logChanges(trx, changes.all());
+        return value;
+      });
       return { result, changes };
     } catch (err) {
       if (attempt >= TRANSACTION_ATTEMPTS || !dialect.isRetryable?.(err)) throw err;

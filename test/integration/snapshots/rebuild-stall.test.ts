@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, startServer, testBackend, useServer, type TestServer } from '../../support/server';
 import { systemClock } from '../../../internal/core';
@@ -9,7 +10,8 @@ import { longestStall } from '../../support/stall';
 
 /**
  * Issue 16, item 1: a full rebuild never holds the event loop in one piece. A write made by
- * another instance reaches this one through its revision poll as a whole-namespace rebuild;
+ * another instance that the change log cannot describe reaches this one through its revision
+ * poll as a whole-namespace rebuild;
  * with 10,000 flags of five rules that was one synchronous read and compile (1.7 s of stall at
  * ten rules). It is now read in pages of flags and compiled in slices, the loop free between
  * them, and the new snapshot replaces the old whole; evaluations answer from the old one until
@@ -31,6 +33,23 @@ describe.runIf(testBackend() === 'sqlite')('a whole-namespace rebuild of 10,000 
   }, 240_000);
   afterAll(async () => reader?.service.stop());
 
+  /**
+   * A write the change log does not record — an older Pennon or Flipt itself on the same
+   * database — so the reader cannot tell what it touched and rebuilds the whole namespace
+   * (a write it can follow is only reloaded: change-log.test.ts).
+   */
+  async function writeUnlogged(name: string): Promise<void> {
+    const conn = openDatabase(writer.dbUrl);
+    try {
+      await conn.db.transaction().execute(async (trx) => {
+        await trx.updateTable('flags').set({ name }).where('namespace_key', '=', 'default').where('key', '=', 'flag-42').execute();
+        await trx.updateTable('namespaces').set({ revision: sql`revision + 1` }).where('key', '=', 'default').execute();
+      });
+    } finally {
+      await conn.close();
+    }
+  }
+
   it('after a write by another instance, is read and compiled without holding the loop more than 50 ms, evaluations answered meanwhile', async () => {
     const { snapshots } = reader.service.services;
     const stalls: number[] = [];
@@ -49,7 +68,7 @@ describe.runIf(testBackend() === 'sqlite')('a whole-namespace rebuild of 10,000 
         }
       })();
       const { cpuMs, wallMs } = await longestStall(async () => {
-        expectStatus(await writer.api.put('/api/v1/namespaces/default/flags/flag-42', { key: 'flag-42', name: `Renamed ${round}`, enabled: true }), 200);
+        await writeUnlogged(`Renamed ${round}`);
         while (snapshots.stats.rebuilds === before) await new Promise((r) => setTimeout(r, 5));
         const answeredBefore = during.length;
         while ((await snapshots.flag('default', 'flag-42')).name !== `Renamed ${round}`) await new Promise((r) => setTimeout(r, 5));

@@ -50,7 +50,8 @@ function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
 }
 
 export const createBatch = write(async function createBatch(tx: Tx, ns: string, batch: NamespaceBatch): Promise<void> {
-  if (!(await bumpRevision(tx, { ns }))) throw notFound(`namespace "${ns}" not found`);
+  const touched = { flags: batch.flags.map((f) => f.input.key), segments: batch.segments.map((s) => s.key) };
+  if (!(await bumpRevision(tx, { ns, batch: touched }))) throw notFound(`namespace "${ns}" not found`);
   // References to segments are checked up front, with the message createRule would give.
   const known = new Set([...(await tx.db.selectFrom('segments').select('key').where('namespace_key', '=', ns).execute()).map((r) => r.key), ...batch.segments.map((s) => s.key)]);
   for (const f of batch.flags) {
@@ -59,7 +60,7 @@ export const createBatch = write(async function createBatch(tx: Tx, ns: string, 
     if (missing !== undefined) throw notFound(`flag "${ns}/${f.input.key}" or segment "${ns}/${missing}" not found`);
   }
   const now = () => tx.clock.nowMicros();
-  const rows: { [T in keyof Database]: Database[T][] } = {
+  const rows: { [T in Exclude<keyof Database, 'change_log'>]: Database[T][] } = {
     namespaces: [],
     flags: [],
     variants: [],

@@ -1,8 +1,9 @@
 import type { Constraint, Distribution, NamespaceData, Rollout, Rule, Variant } from '../../../core';
-import type { PartialNamespaceData } from '../../types';
+import type { Change, PartialNamespaceData } from '../../types';
 import { bool, enums, int, toConstraint, toSegment } from '../tables';
 import type { Tx } from '../transaction';
 import { read, snapshotRead } from './kinds';
+import { CHANGES_KEPT, revisionParts } from '../change-log';
 import { revisionOf } from './revision';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
@@ -289,4 +290,31 @@ export const loadFlags = snapshotRead(async function loadFlags(tx: Tx, ns: strin
 export const listRevisions = read(async function listRevisions(tx: Tx): Promise<Map<string, string>> {
   const rows = await tx.db.selectFrom('namespaces').select(['key', 'revision', 'created_at']).execute();
   return new Map(rows.map((r) => [r.key, `${r.created_at}:${r.revision}`]));
+});
+
+/**
+ * The changes logged after `revision` (revision.ts `logChanges`), oldest first: what a snapshot
+ * at that revision must reload to catch up. Null when the revision is not one the log can
+ * continue from; a gap (a trimmed log) is for the caller to notice (each change's `before`).
+ */
+export const changesSince = read(async function changesSince(tx: Tx, ns: string, revision: string): Promise<Change[] | null> {
+  const at = revisionParts(revision);
+  if (!at) return null;
+  const rows = await tx.db
+    .selectFrom('change_log')
+    .select(['revision_from', 'revision_to', 'flags', 'segments', 'whole'])
+    .where('namespace_key', '=', ns)
+    .where('namespace_created_at', '=', at.createdAt)
+    .where('revision_to', '>', at.n)
+    .orderBy('revision_to')
+    .limit(CHANGES_KEPT)
+    .execute();
+  return rows.map((r) => ({
+    ns,
+    before: `${at.createdAt}:${r.revision_from}`,
+    after: `${at.createdAt}:${r.revision_to}`,
+    flags: JSON.parse(r.flags) as string[],
+    segments: JSON.parse(r.segments) as string[],
+    whole: Number(r.whole) === 1,
+  }));
 });
