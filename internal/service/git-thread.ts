@@ -97,6 +97,8 @@ class ThreadedGitObjects implements GitObjects {
       });
     }
     const worker = await this.starting;
+    // Gone since (its exit already failed what was waiting): a call sent now would never be answered.
+    if (this.current !== worker) return this.call(op, args);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

@@ -3,13 +3,15 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../../internal/config';
+import { gitStoragesOf, loadConfig, type Config } from '../../../internal/config';
 import { evaluateBoolean, evaluateVariant } from '../../../internal/evaluation';
-import { GitEnvironments, type GitEnvironment, type GitObjects, type ObjectsOptions } from '../../../internal/git';
+import { asText, GitEnvironments, type GitEnvironment, type GitObjects, type ObjectsOptions } from '../../../internal/git';
 import { threadedGitObjects } from '../../../internal/service/git-thread';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
+import { until } from '../../support/wait';
 
 /** Git storage against a real Git remote on loopback (git http-backend), no mocks of Git. */
 
@@ -292,5 +294,33 @@ describe.each([
 
     const skipped = await open(configFor(basicEnv(r.url, { PENNON_STORAGE_FLAGS_INSECURE_SKIP_TLS: 'true' })));
     expect(skipped.prod.snapshot.commit).toBe(commit);
+  });
+});
+
+describe('Git objects on a thread', () => {
+  it('replaces a thread that died: calls in flight fail with why, the next call fetches afresh on a new thread', async () => {
+    const r = await remote();
+    const commit = r.commit({ 'prod/production/features.yaml': flags('blue') });
+    const storage = gitStoragesOf(configFor(basicEnv(r.url)).storage).get('flags')!;
+    const objects = threadedGitObjects({ storage });
+    try {
+      expect(await objects.fetch()).toBe(commit);
+      // The thread dies (as one that ran out of memory would) while a call waits on it.
+      const threadOf = () => (objects as unknown as { current: Worker | null }).current;
+      const first = threadOf()!;
+      const release = r.hold(); // the fetch stays in flight, in the thread, until it is gone
+      const inFlight = objects.fetch();
+      await until(async () => r.held > 0, 'the fetch reaches the remote');
+      await first.terminate();
+      await expect(inFlight).rejects.toThrow(/the Git thread stopped/);
+      release();
+      expect(await objects.fetch()).toBe(commit); // a new thread, a new (memory) repository
+      expect(threadOf()).not.toBe(first);
+      const files = asText(await objects.files(commit, 'prod'));
+      expect(files.map((f) => f.path)).toEqual(['production/features.yaml']);
+      expect(files[0].text).toBe(flags('blue'));
+    } finally {
+      await objects.close();
+    }
   });
 });
