@@ -1,3 +1,4 @@
+import { patchedNamespace } from './patch';
 import type { Flag, NamespaceData, Rollout, Rule, Segment } from '../core/types';
 import { CRC_START, bucketBounds, crc32Update } from './hash';
 import { compileMatcher } from './matchers';
@@ -106,26 +107,7 @@ export class NamespaceCompiler {
  * rebuild of the whole namespace.
  */
 export function patchNamespace(old: CompiledNamespace, data: NamespaceData & { considered: string[] }): CompiledNamespace {
-  const fresh = new Map(compileFlags(data).map((f) => [f.key, f]));
-  const considered = new Set(data.considered);
-  const flags = new Map(old.flags);
-  const ordered: CompiledFlag[] = [];
-  for (const flag of old.ordered) {
-    if (!considered.has(flag.key)) ordered.push(flag);
-    else if (fresh.has(flag.key)) ordered.push(fresh.get(flag.key)!);
-  }
-  const added: CompiledFlag[] = [];
-  for (const key of considered) {
-    const flag = fresh.get(key);
-    if (!flag) flags.delete(key);
-    else {
-      if (!old.flags.has(key)) added.push(flag);
-      flags.set(key, flag);
-    }
-  }
-  // New flags are the newest: they go last, in creation order.
-  added.sort((a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : 1));
-  return { key: old.key, revision: data.revision, flags, ordered: [...ordered, ...added] };
+  return patchedNamespace(old, data, new Map(compileFlags(data).map((f) => [f.key, f])));
 }
 
 /** A reference to a segment that does not exist (possible only in declarative files) matches no one. */

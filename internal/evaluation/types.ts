@@ -82,7 +82,7 @@ export interface CompiledFlag {
 export interface CompiledNamespace {
   key: string;
   revision: string;
-  flags: Map<string, CompiledFlag>;
+  flags: ReadonlyMap<string, CompiledFlag>;
   /** Flags in creation order. */
   ordered: CompiledFlag[];
 }

@@ -9,6 +9,7 @@ import { SnapshotCache } from '../../../internal/snapshots';
 import { openDatabase, prepareSchema, storeFor, type Connection, type Store } from '../../../internal/storage';
 import { silentLogger } from '../../../internal/telemetry';
 import { until } from '../../support/wait';
+import { seededRandom } from '../../support/seeded';
 
 /**
  * The snapshot cache patches a namespace after a local write instead of rebuilding it. The
@@ -19,13 +20,6 @@ import { until } from '../../support/wait';
 /** Everything a snapshot holds that clients can see, as one string. */
 const shape = (s: CompiledNamespace) => [...snapshotSlices(s, '1.47.0', 100)].join('');
 
-function random(seed: number) {
-  let x = seed;
-  return () => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return x / 2147483648;
-  };
-}
 
 describe('SnapshotCache: patches after local writes equal full rebuilds', () => {
   let dir: string;
@@ -55,7 +49,7 @@ describe('SnapshotCache: patches after local writes equal full rebuilds', () => 
   }
 
   it('keeps every snapshot equal to a rebuild across 150 random writes, mostly by patching', async () => {
-    const rand = random(20261122);
+    const rand = seededRandom(20261122);
     const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
     for (const k of ['s1', 's2', 's3']) {
       await store.createSegment(ns, k, { name: k, description: '', matchType: 'ALL_MATCH_TYPE' });
