@@ -1,4 +1,4 @@
-import type { NamespaceData } from '../core';
+import type { NamespaceData } from '../core/types';
 import type { CompiledFlag, CompiledNamespace } from './types';
 
 /**
