@@ -24,11 +24,7 @@ export class SharedSnapshotSource implements EvaluationSource {
   async loadNamespace(ns: string): Promise<NamespaceData | null> {
     const revision = await this.source.getRevision(ns);
     if (revision === null) return null;
-    const cached = await this.cached(ns, revision);
-    if (cached) return cached;
-    const data = await this.source.loadNamespace(ns);
-    if (data) this.share(data);
-    return data;
+    return (await this.cached(ns, revision)) ?? this.readAndShare(ns);
   }
 
   /**
@@ -46,22 +42,24 @@ export class SharedSnapshotSource implements EvaluationSource {
       return cached.revision;
     }
     if (!this.source.loadNamespacePages) {
-      const data = await this.source.loadNamespace(ns);
-      if (!data) return null;
-      this.share(data);
-      await consume(data);
-      return data.revision;
+      const data = await this.readAndShare(ns);
+      if (data) await consume(data);
+      return data?.revision ?? null;
     }
     let flags = 0;
     const read = await this.source.loadNamespacePages(ns, (page) => {
       flags += page.flags.length;
       return consume(page);
     });
-    if (read !== null && flags <= MAX_SHARED_FLAGS) {
-      const data = await this.source.loadNamespace(ns);
-      if (data?.revision === read) this.share(data);
-    }
+    if (read !== null && flags <= MAX_SHARED_FLAGS) await this.readAndShare(ns);
     return read;
+  }
+
+  /** The namespace read whole from the database and, when small enough, shared under its revision. */
+  private async readAndShare(ns: string): Promise<NamespaceData | null> {
+    const data = await this.source.loadNamespace(ns);
+    if (data) this.share(data);
+    return data;
   }
 
   private async cached(ns: string, revision: string): Promise<NamespaceData | null> {

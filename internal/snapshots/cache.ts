@@ -214,9 +214,10 @@ export class SnapshotCache {
   }
 
   /**
-   * A change made elsewhere, found by the poll: the source's change log from the revision held
-   * to the one found, applied as if announced (so only what it touched is reloaded). False when
-   * the log does not lead there (none, trimmed, the namespace re-created): rebuild it whole.
+   * A change made elsewhere, found by the poll: the source's change log from the revision held,
+   * applied as if announced, so only what it touched is reloaded. `apply` already turns a gap in
+   * the chain into a whole rebuild, and the refresh rebuilds when its read is not at the last
+   * change's revision (a log missing the newest writes). False when there is no log to follow.
    */
   private async catchUp(ns: string, from: string, to: string): Promise<boolean> {
     if (!this.source.changesSince || to === EMPTY_REVISION) return false;
@@ -226,16 +227,8 @@ export class SnapshotCache {
     } catch {
       return false; // an unreadable log costs a rebuild, never the poll
     }
-    const chain: Change[] = [];
-    let at = from;
-    for (const change of changes ?? []) {
-      if (at === to) break;
-      if (change.before !== at) return false;
-      chain.push(change);
-      at = change.after ?? '';
-    }
-    if (at !== to) return false;
-    for (const change of chain) this.apply(change, false);
+    if (!changes || changes.length === 0) return false;
+    for (const change of changes) this.apply(change, false);
     return true;
   }
 
