@@ -84,6 +84,9 @@ describe('pennon serve with worker processes (the built executable)', () => {
     expect(workers).toBe(Math.max(availableParallelism(), 1));
     expect(childrenOf(child!.pid!)).toHaveLength(workers);
     expect((await fresh(port, 'POST', '/api/v1/namespaces/default/flags', { key: 'on', name: 'On', type: 'BOOLEAN_FLAG_TYPE', enabled: true })).status).toBe(200);
+    // The other workers hear of the write within milliseconds, not before the writer's answer
+    // (failed once in a full run: a 404 from a worker the broadcast had not reached yet).
+    await new Promise((r) => setTimeout(r, 50));
     for (let i = 0; i < 20; i++) expect((await fresh(port, 'POST', '/evaluate/v1/boolean', { flagKey: 'on', entityId: `e${i}` })).status).toBe(200);
     const scrape = (await fresh(port, 'GET', '/metrics')).body;
     // Counters summed over the workers: all 20, whichever worker answered each.
