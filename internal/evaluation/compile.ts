@@ -161,13 +161,12 @@ function compileFlag(flag: Flag, rules: Rule[], rollouts: Rollout[], shared: Sha
   // Rules of a flag often split the same way: one set of distribution arrays for all of them.
   const splits = new Map<string, Pick<CompiledRule, 'distributions' | 'valid' | 'bounds'>>();
   const splitOf = (r: Rule) => {
-    const id = r.distributions.map((d) => `${d.id}\0${d.variantId}\0${d.rollout}`).join('\0\0');
+    const id = r.distributions.map((d) => `${d.variantId}\0${d.rollout}`).join('\0\0');
     let split = splits.get(id);
     if (!split) {
       const distributions = r.distributions.map((d) => {
         const variant = variants.get(d.variantId);
         return {
-          id: d.id,
           variantId: variant?.id ?? d.variantId, // the variant's own string: one copy, not one per rule
           variantKey: variant?.key ?? '',
           variantAttachment: variant?.attachment ?? '',

@@ -24,8 +24,12 @@ export interface CompiledSegment {
   strict: boolean;
 }
 
+/**
+ * A distribution as evaluation and the client snapshot read it. Without its own id (neither
+ * shows it), so that a flag's rules that split the same way share one list: at 100,000 flags of
+ * ten rules that is 2.7M fewer objects and 3M fewer id strings.
+ */
 export interface CompiledDistribution {
-  id: string;
   variantId: string;
   variantKey: string;
   variantAttachment: string;

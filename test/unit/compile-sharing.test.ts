@@ -23,7 +23,8 @@ function rule(flag: string, rank: number, segment: string, split: [string, numbe
     segmentKeys: [`${segment}`.slice(0)],
     segmentOperator: 'OR_SEGMENT_OPERATOR',
     rank,
-    distributions: split.map(([v, rollout]) => ({ id: '', ruleId: id, variantId: `${flag}-${v}-id`.repeat(1), rollout, createdAt: 0, updatedAt: 0 })),
+    // Each distribution has an id of its own, as stored: the split is shared all the same.
+    distributions: split.map(([v, rollout], i) => ({ id: `${id}-d${i}`, ruleId: id, variantId: `${flag}-${v}-id`.repeat(1), rollout, createdAt: 0, updatedAt: 0 })),
     createdAt: 0,
     updatedAt: 0,
   };

@@ -169,7 +169,7 @@ function RuleOutcome({ rule, flag, matched, explanation }: { rule: CompiledRule;
     <p class="console-dist muted">
       Distributes{' '}
       {rule.valid.map((d, i) => (
-        <span key={d.id}>
+        <span key={i}>
           {i > 0 && ', '}
           <code>{d.variantKey}</code> {d.rollout}%
         </span>
