@@ -122,7 +122,7 @@ function openOutput(path: string | undefined): { write: (text: string | Uint8Arr
  * in one transaction; null when the server has no such route (Flipt), after saying — before
  * anything is written — that the object-by-object import that follows is not atomic.
  */
-async function importInOneRequest(options: RemoteOptions, text: string, request: BulkRequest, namespaces: string[]): Promise<ImportResult | null> {
+async function importInOneRequest(options: RemoteOptions, text: string, request: BulkRequest, namespaces: string[]): Promise<(ImportResult & { warnings: string[] }) | null> {
   const { HttpApi, bulkImportPath, hasBulkImport, sendBulkImport } = await import('../internal/client');
   const api = new HttpApi({ address: options.address!, token: options.token });
   const path = bulkImportPath(namespaces, request.drop);
@@ -134,8 +134,7 @@ async function importInOneRequest(options: RemoteOptions, text: string, request:
     );
     return null;
   }
-  const { created, skipped, dropped } = await sendBulkImport(api, path, text, request);
-  return { created, skipped, dropped };
+  return sendBulkImport(api, path, text, request);
 }
 
 /** A progress bar on stderr, only for a terminal and a large import. */
@@ -213,34 +212,49 @@ export function flagCommand(program: Command): void {
     .action(async (file: string, options: RemoteOptions & { drop?: boolean; skipExisting?: boolean; format: Encoding; json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
-        const { decodeDocuments, importStream, namespacesOf, warningLines } = await import('../internal/ext');
+        const { IMPORT_IN_PARTS_FROM, decodeDocuments, decodeInParts, importParts, importStream, namespaceKeyOf, namespacesOf, warningLines } = await import('../internal/ext');
         let text: string;
         try {
           text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
         } catch (err) {
           throw new Error(`cannot read ${file === '-' ? 'stdin' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
         }
-        // Everything is decoded and checked before anything is written.
         const encoding = file === '-' ? options.format : encodingOfPath(file, 'yaml');
-        const stream = decodeDocuments(text, { encoding, maxVersion: '1.4' });
-        for (const line of warningLines(stream.warnings)) process.stderr.write(`warning: ${line}\n`);
+        const warn = (lines: string[]) => {
+          for (const line of lines) process.stderr.write(`warning: ${line}\n`);
+        };
+        // A large YAML stream is read and written a part at a time, in one transaction (memory
+        // holds a part, not the stream); anything else is decoded and checked whole first.
+        const parted = text.length >= IMPORT_IN_PARTS_FROM ? decodeInParts(text, { encoding, maxVersion: '1.4' }) : null;
+        let whole = parted ? null : decodeDocuments(text, { encoding, maxVersion: '1.4' });
+        if (whole) warn(warningLines(whole.warnings));
         if (options.address) {
-          const bulk = await importInOneRequest(options, text, { encoding, drop: options.drop ?? false, skipExisting: options.skipExisting ?? false }, namespacesOf(stream));
+          const namespaces = parted ? [...new Set(parted.heads.map(namespaceKeyOf))] : namespacesOf(whole!);
+          const bulk = await importInOneRequest(options, text, { encoding, drop: options.drop ?? false, skipExisting: options.skipExisting ?? false }, namespaces);
           if (bulk) {
-            if (options.json) process.stdout.write(`${JSON.stringify(bulk, null, 2)}\n`);
+            if (parted) warn(bulk.warnings);
+            const { created, skipped, dropped } = bulk;
+            if (options.json) process.stdout.write(`${JSON.stringify({ created, skipped, dropped }, null, 2)}\n`);
             process.stderr.write(`${summary(bulk)} (one transaction)\n`);
             return;
           }
         }
         const { store, close, remote } = await target(options, globals, 'import');
         const bar = await progressBar();
+        const importOptions = { drop: options.drop, skipExisting: options.skipExisting, onProgress: (p: { done: number; total: number }) => bar.update(p.done, p.total) };
         let result: ImportResult;
         try {
-          result = await importStream(store, stream, {
-            drop: options.drop,
-            skipExisting: options.skipExisting,
-            onProgress: (p) => bar.update(p.done, p.total),
-          });
+          if (parted && store.transaction) {
+            try {
+              result = await importParts(store, parted, importOptions);
+            } finally {
+              warn(warningLines(parted.warnings));
+            }
+          } else {
+            whole ??= decodeDocuments(text, { encoding, maxVersion: '1.4' });
+            if (parted) warn(warningLines(whole.warnings));
+            result = await importStream(store, whole, importOptions);
+          }
         } finally {
           bar.stop();
           await close();

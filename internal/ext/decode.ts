@@ -31,24 +31,37 @@ export interface DecodedStream {
  * document's `version` is read; an unsupported one fails with Flipt's `unsupported version: X`.
  */
 export function decodeDocuments(text: string, options: DecodeOptions): DecodedStream {
-  const maxVersion = options.maxVersion ?? '1.4';
   const raws = options.encoding === 'json' ? parseJsonStream(text) : parseYamlStream(text);
+  const { readerOf, ...stream } = readDocuments(raws, options);
+  return stream;
+}
+
+/**
+ * Documents as plain data → the document model; and for each one, what reads more of it (a
+ * streamed import reads a document's flags and segments later, a part at a time).
+ */
+export function readDocuments(raws: RawDocument[], options: DecodeOptions): DecodedStream & { readerOf: (document: number) => DocumentReader } {
+  const maxVersion = options.maxVersion ?? '1.4';
   let version = knownVersion(maxVersion);
   const documents: Document[] = [];
   const warnings: ExtWarning[] = [];
-  for (const [i, raw] of raws.entries()) {
-    if (i === 0) version = versionOf(raw, maxVersion);
-    const reader = new DocumentReader({
-      document: i + 1,
+  const readerOf = (document: number) => {
+    const raw = raws[document - 1];
+    return new DocumentReader({
+      document,
       version,
       strict: options.strict ?? false,
       fallbackLine: raw.singleLine ? raw.line : undefined,
       startLine: raw.line,
     });
+  };
+  for (const [i, raw] of raws.entries()) {
+    if (i === 0) version = versionOf(raw, maxVersion);
+    const reader = readerOf(i + 1);
     documents.push(reader.read(raw.value));
     warnings.push(...reader.warnings);
   }
-  return { version, documents, warnings };
+  return { version, documents, warnings, readerOf };
 }
 
 function versionOf(raw: RawDocument, maxVersion: string): Version {

@@ -21,8 +21,9 @@ export function positionOf(text: string, offset: number): { line: number; column
 /**
  * Line `line` (1-based) of `text`, at most WINDOW characters of it around `column` (1-based;
  * no caret without one), with `…` where it was cut. Tabs show as spaces so the caret lines up.
+ * `lineOffset`: lines before `text` in the file it was cut from, for the line number shown.
  */
-export function excerpt(text: string, line: number, column?: number): string {
+export function excerpt(text: string, line: number, column?: number, lineOffset = 0): string {
   let start = 0;
   for (let n = 1; n < line; n++) {
     const next = text.indexOf('\n', start);
@@ -33,14 +34,14 @@ export function excerpt(text: string, line: number, column?: number): string {
     // The input ended too soon: the last line with content is the one to look at, up to its end.
     const content = text.trimEnd();
     const from = content.lastIndexOf('\n') + 1;
-    return excerpt(text, positionOf(text, from).line, content.length - from + 1);
+    return excerpt(text, positionOf(text, from).line, content.length - from + 1, lineOffset);
   }
   const end = text.indexOf('\n', start);
   const whole = text.slice(start, end === -1 ? text.length : end).replace(/\r$/, '').replace(/\t/g, ' ');
   const at = column === undefined ? 0 : Math.min(Math.max(column - 1, 0), whole.length);
   const from = whole.length <= WINDOW ? 0 : Math.max(0, Math.min(at - WINDOW / 2, whole.length - WINDOW));
   const shown = `${from > 0 ? '…' : ''}${whole.slice(from, from + WINDOW)}${from + WINDOW < whole.length ? '…' : ''}`;
-  const gutter = String(line);
+  const gutter = String(line + lineOffset);
   const lines = [`  ${gutter} | ${shown}`];
   if (column !== undefined) lines.push(`  ${' '.repeat(gutter.length)} | ${' '.repeat(at - from + (from > 0 ? 1 : 0))}^`);
   return lines.join('\n');

@@ -2,8 +2,9 @@ import { PennonError, isPennonError } from '../core';
 import type { ListParams, ReadStore, WriteStore } from '../storage';
 import { decodeDocuments, type DecodeOptions, type DecodedStream } from './decode';
 import { namespaceKeyOf } from './document';
-import { PartialImportError, totalOf, zeroCounts, type ImportCounts } from './errors';
-import { droppedState, planImport, type ExistingState, type ImportPlan, type PlanOptions } from './plan';
+import type { PartedStream } from './decode-parts';
+import { ExtError, PartialImportError, totalOf, zeroCounts, type ExtWarning, type ImportCounts } from './errors';
+import { droppedState, partPlanner, planImport, type DocumentPlan, type ExistingState, type ImportPlan, type PlanOptions } from './plan';
 
 /**
  * Importing a stream into a store: read what exists, validate and plan the whole stream, then
@@ -74,6 +75,34 @@ export async function importStream(target: ImportTarget, stream: DecodedStream, 
   return target.transaction ? target.transaction(run) : run(target);
 }
 
+/**
+ * A stream decoded in parts (decode-parts.ts), imported as it is read: each part is planned
+ * and written before the next is parsed, so memory holds one part and the keys seen so far.
+ * Only into a target with transactions — a failure in a late part undoes the earlier ones — so
+ * it stays all-or-nothing. One difference from importStream: a document with several errors
+ * may report a different one first (its segments are checked before its flags, and a part's
+ * rules before a later part's flags), never none.
+ */
+export async function importParts(target: ImportTarget, stream: PartedStream, options: ImportOptions & { onWarning?: (warning: ExtWarning) => void } = {}): Promise<ImportResult> {
+  if (!target.transaction) throw new PennonError('internal', 'an import in parts needs a target with transactions');
+  return target.transaction(async (t) => {
+    const existing = options.drop ? droppedState() : await readExistingState(t, [...new Set(stream.heads.map(namespaceKeyOf))]);
+    const planner = partPlanner(stream.version, existing, options);
+    // The whole size is known only once read: estimated from the flags read so far.
+    const flagsInAll = stream.flagCounts.reduce((a, b) => a + b, 0);
+    const total = () => Math.round(totalOf(planner.counts) * (flagsInAll / Math.max(1, planner.counts.flags)));
+    const writer = new PlanWriter(t, options, total);
+    try {
+      if (options.drop) await writer.drop();
+      for (const part of stream.parts(options.onWarning)) await writer.document(planner.document(part.doc, part.document));
+    } catch (err) {
+      if (err instanceof ExtError) throw err; // a document's own error, said as it would be had it been read whole
+      throw writer.failure(err, true);
+    }
+    return writer.result;
+  });
+}
+
 /** The namespaces a stream writes to, in order of first mention. */
 export function namespacesOf(stream: DecodedStream): string[] {
   return [...new Set(stream.documents.map(namespaceKeyOf))];
@@ -107,115 +136,149 @@ export async function applyPlan(target: ImportTarget, plan: ImportPlan, options:
 }
 
 async function write(t: ImportTarget, plan: ImportPlan, options: Omit<ImportOptions, 'skipExisting'>, atomic: boolean): Promise<ImportResult> {
-  const created = zeroCounts();
-  const total = totalOf(plan.counts);
-  let done = 0;
-  const made = (kind: keyof ImportCounts) => {
-    created[kind]++;
-    done++;
-    options.onProgress?.({ done, total, created });
-  };
-  const result: ImportResult = { created, skipped: { flags: [], segments: [] }, dropped: [] };
-  let doing = '';
-  const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-    doing = what;
-    return fn();
-  };
-
+  const writer = new PlanWriter(t, options, () => totalOf(plan.counts));
   try {
-    if (options.drop) {
-      const namespaces = await step('listing namespaces', () => t.listNamespaces(ALL));
-      for (const ns of namespaces.items) {
-        await step(`deleting namespace "${ns.key}"`, () => t.deleteNamespace(ns.key, true));
-        result.dropped.push(ns.key);
-      }
-      await step('creating namespace "default"', () => t.createNamespace({ key: 'default', name: 'Default', description: 'Default namespace' }));
-    }
-
-    for (const doc of plan.documents) {
-      const ns = doc.namespace;
-      for (const key of doc.skipped.flags) result.skipped.flags.push(`${ns}/${key}`);
-      for (const key of doc.skipped.segments) result.skipped.segments.push(`${ns}/${key}`);
-      if (doc.createNamespace) {
-        const input = doc.createNamespace;
-        await step(`creating namespace "${ns}"`, () => t.createNamespace(input));
-        made('namespaces');
-      }
-
-      if (t.createBatch) {
-        // One bulk write per document: a few multi-row statements instead of ~40 per flag.
-        const batch = { flags: doc.flags, segments: doc.segments };
-        await step(`writing namespace "${ns}"`, () => t.createBatch!(ns, batch));
-        for (const f of doc.flags) {
-          made('flags');
-          for (let i = 0; i < f.variants.length; i++) made('variants');
-          for (const r of f.rules) {
-            made('rules');
-            for (let i = 0; i < r.distributions.length; i++) made('distributions');
-          }
-          for (let i = 0; i < f.rollouts.length; i++) made('rollouts');
-        }
-        for (const seg of doc.segments) {
-          made('segments');
-          for (let i = 0; i < seg.constraints.length; i++) made('constraints');
-        }
-        continue;
-      }
-
-      const variantIds = new Map<string, string[]>();
-      for (const flag of doc.flags) {
-        const ref = `"${ns}/${flag.input.key}"`;
-        await step(`creating flag ${ref}`, () => t.createFlag(ns, flag.input));
-        made('flags');
-        const ids: string[] = [];
-        for (const variant of flag.variants) {
-          ids.push((await step(`creating variant "${variant.key}" of flag ${ref}`, () => t.createVariant(ns, flag.input.key, variant))).id);
-          made('variants');
-        }
-        variantIds.set(flag.input.key, ids);
-        if (flag.defaultVariant !== null) {
-          const { name, description, enabled } = flag.input;
-          const defaultVariantId = ids[flag.defaultVariant];
-          await step(`setting the default variant of flag ${ref}`, () =>
-            t.updateFlag(ns, flag.input.key, { name, description, enabled, defaultVariantId, metadata: undefined }),
-          );
-        }
-      }
-
-      for (const segment of doc.segments) {
-        const ref = `"${ns}/${segment.key}"`;
-        await step(`creating segment ${ref}`, () => t.createSegment(ns, segment.key, segment.input));
-        made('segments');
-        for (const [i, constraint] of segment.constraints.entries()) {
-          await step(`creating constraint ${i + 1} of segment ${ref}`, () => t.createConstraint(ns, segment.key, constraint));
-          made('constraints');
-        }
-      }
-
-      for (const flag of doc.flags) {
-        const key = flag.input.key;
-        const ids = variantIds.get(key)!;
-        for (const [i, rule] of flag.rules.entries()) {
-          // The flag is new: appending at i + 1 keeps the planned order with no re-ranking.
-          const label = `rule ${i + 1} of flag "${ns}/${key}"`;
-          const created = await step(`creating ${label}`, () => t.createRule(ns, key, i + 1, rule.input));
-          made('rules');
-          for (const d of rule.distributions) {
-            await step(`creating a distribution of ${label}`, () => t.createDistribution(ns, key, created.id, { variantId: ids[d.variant], rollout: d.rollout }));
-            made('distributions');
-          }
-        }
-        for (const [i, rollout] of flag.rollouts.entries()) {
-          await step(`creating rollout ${i + 1} of flag "${ns}/${key}"`, () => t.createRollout(ns, key, i + 1, rollout));
-          made('rollouts');
-        }
-      }
-    }
+    if (options.drop) await writer.drop();
+    for (const doc of plan.documents) await writer.document(doc);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const wrapped = new PennonError(isPennonError(err) ? err.kind : 'internal', `${doing}: ${message}`, { cause: err });
-    if (atomic) throw wrapped;
-    throw new PartialImportError({ ...created }, [...result.dropped], wrapped);
+    throw writer.failure(err, atomic);
   }
-  return result;
+  return writer.result;
+}
+
+/**
+ * Writes the plans of documents (or of parts of them) one after another, counting what it
+ * creates and remembering what it was doing, so that a failure says which object it was at.
+ */
+export class PlanWriter {
+  readonly created = zeroCounts();
+  readonly result: ImportResult = { created: this.created, skipped: { flags: [], segments: [] }, dropped: [] };
+  private done = 0;
+  private doing = '';
+
+  constructor(
+    private readonly t: ImportTarget,
+    private readonly options: Pick<ImportOptions, 'onProgress'>,
+    /** How many objects the import creates in all (an estimate while a streamed import reads on). */
+    private readonly total: () => number,
+  ) {}
+
+  private made(kind: keyof ImportCounts, n = 1): void {
+    if (n === 0) return;
+    this.created[kind] += n;
+    this.done += n;
+    this.options.onProgress?.({ done: this.done, total: Math.max(this.done, this.total()), created: this.created });
+  }
+
+  private step<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    this.doing = what;
+    return fn();
+  }
+
+  /** Deletes every namespace and re-creates an empty `default`. */
+  async drop(): Promise<void> {
+    const { t } = this;
+    const namespaces = await this.step('listing namespaces', () => t.listNamespaces(ALL));
+    for (const ns of namespaces.items) {
+      await this.step(`deleting namespace "${ns.key}"`, () => t.deleteNamespace(ns.key, true));
+      this.result.dropped.push(ns.key);
+    }
+    await this.step('creating namespace "default"', () => t.createNamespace({ key: 'default', name: 'Default', description: 'Default namespace' }));
+  }
+
+  async document(doc: DocumentPlan): Promise<void> {
+    const { t, result } = this;
+    const ns = doc.namespace;
+    for (const key of doc.skipped.flags) result.skipped.flags.push(`${ns}/${key}`);
+    for (const key of doc.skipped.segments) result.skipped.segments.push(`${ns}/${key}`);
+    if (doc.createNamespace) {
+      const input = doc.createNamespace;
+      await this.step(`creating namespace "${ns}"`, () => t.createNamespace(input));
+      this.made('namespaces');
+    }
+    if (doc.flags.length === 0 && doc.segments.length === 0) return;
+
+    if (t.createBatch) {
+      // One bulk write per document: a few multi-row statements instead of ~40 per flag.
+      const batch = { flags: doc.flags, segments: doc.segments };
+      await this.step(`writing namespace "${ns}"`, () => t.createBatch!(ns, batch));
+      for (const f of doc.flags) {
+        this.made('flags');
+        this.made('variants', f.variants.length);
+        for (const r of f.rules) {
+          this.made('rules');
+          this.made('distributions', r.distributions.length);
+        }
+        this.made('rollouts', f.rollouts.length);
+      }
+      for (const seg of doc.segments) {
+        this.made('segments');
+        this.made('constraints', seg.constraints.length);
+      }
+      return;
+    }
+    await this.oneByOne(doc);
+  }
+
+  /** A target without bulk writes (the HTTP API): one request per object. */
+  private async oneByOne(doc: DocumentPlan): Promise<void> {
+    const { t } = this;
+    const ns = doc.namespace;
+    const variantIds = new Map<string, string[]>();
+    for (const flag of doc.flags) {
+      const ref = `"${ns}/${flag.input.key}"`;
+      await this.step(`creating flag ${ref}`, () => t.createFlag(ns, flag.input));
+      this.made('flags');
+      const ids: string[] = [];
+      for (const variant of flag.variants) {
+        ids.push((await this.step(`creating variant "${variant.key}" of flag ${ref}`, () => t.createVariant(ns, flag.input.key, variant))).id);
+        this.made('variants');
+      }
+      variantIds.set(flag.input.key, ids);
+      if (flag.defaultVariant !== null) {
+        const { name, description, enabled } = flag.input;
+        const defaultVariantId = ids[flag.defaultVariant];
+        await this.step(`setting the default variant of flag ${ref}`, () =>
+          t.updateFlag(ns, flag.input.key, { name, description, enabled, defaultVariantId, metadata: undefined }),
+        );
+      }
+    }
+
+    for (const segment of doc.segments) {
+      const ref = `"${ns}/${segment.key}"`;
+      await this.step(`creating segment ${ref}`, () => t.createSegment(ns, segment.key, segment.input));
+      this.made('segments');
+      for (const [i, constraint] of segment.constraints.entries()) {
+        await this.step(`creating constraint ${i + 1} of segment ${ref}`, () => t.createConstraint(ns, segment.key, constraint));
+        this.made('constraints');
+      }
+    }
+
+    for (const flag of doc.flags) {
+      const key = flag.input.key;
+      const ids = variantIds.get(key)!;
+      for (const [i, rule] of flag.rules.entries()) {
+        // The flag is new: appending at i + 1 keeps the planned order with no re-ranking.
+        const label = `rule ${i + 1} of flag "${ns}/${key}"`;
+        const created = await this.step(`creating ${label}`, () => t.createRule(ns, key, i + 1, rule.input));
+        this.made('rules');
+        for (const d of rule.distributions) {
+          await this.step(`creating a distribution of ${label}`, () => t.createDistribution(ns, key, created.id, { variantId: ids[d.variant], rollout: d.rollout }));
+          this.made('distributions');
+        }
+      }
+      for (const [i, rollout] of flag.rollouts.entries()) {
+        await this.step(`creating rollout ${i + 1} of flag "${ns}/${key}"`, () => t.createRollout(ns, key, i + 1, rollout));
+        this.made('rollouts');
+      }
+    }
+  }
+
+  /** The error to throw for `err`: naming what was being done, and (without a transaction) what stays created. */
+  failure(err: unknown, atomic: boolean): Error {
+    const message = err instanceof Error ? err.message : String(err);
+    const wrapped = new PennonError(isPennonError(err) ? err.kind : 'internal', `${this.doing}: ${message}`, { cause: err });
+    if (atomic) return wrapped;
+    return new PartialImportError({ ...this.created }, [...this.result.dropped], wrapped);
+  }
 }

@@ -6,6 +6,7 @@
 export type * from './document';
 export { encodingOf, namespaceKeyOf } from './document';
 export { decodeDocuments, parseJsonStream, type DecodeOptions, type DecodedStream } from './decode';
+export { IMPORT_IN_PARTS_FROM, ITEMS_PER_PART, decodeInParts, type DecodedPart, type PartedStream } from './decode-parts';
 export { importBulk, type BulkImporter, type BulkImportOptions, type BulkImportResult } from './bulk';
 export { encodeDocuments, exportHeader } from './encode';
 export {
@@ -25,6 +26,7 @@ export { exportDocuments, type ExportOptions, type ExportSource } from './export
 export { exportText, streamOptions, type BulkExportOptions, type BulkExporter, type StreamExportOptions, type TextSink } from './export-stream';
 export {
   applyPlan,
+  importParts,
   importStream,
   importText,
   namespacesOf,

@@ -93,15 +93,26 @@ export function planImport(stream: DecodedStream, existing: ExistingState, optio
   return { documents: stream.documents.map((doc, i) => planner.document(doc, i + 1)), counts: planner.counts };
 }
 
+/**
+ * A planner for a stream read a part at a time (stream-import.ts): `document` may be called
+ * several times with the same index, each time with some of that document's flags or
+ * segments — its segments first, so that rules can name them.
+ */
+export function partPlanner(version: DecodedStream['version'], existing: ExistingState, options: PlanOptions = {}): Pick<Planner, 'document' | 'counts'> {
+  return new Planner({ version }, existing, options);
+}
+
 class Planner {
   readonly counts = zeroCounts();
   private readonly namespaces: Set<string>;
   private readonly flags = new Map<string, Set<string>>();
   private readonly segments = new Map<string, Set<string>>();
   private loc: ExtLocation = { document: 0 };
+  /** The keys that existed when the current document began (a document may come in parts). */
+  private begun: { index: number; flags: Set<string>; segments: Set<string> } | null = null;
 
   constructor(
-    private readonly stream: DecodedStream,
+    private readonly stream: Pick<DecodedStream, 'version'>,
     existing: ExistingState,
     private readonly options: PlanOptions,
   ) {
@@ -155,8 +166,8 @@ class Planner {
     // Skipping compares with what existed when this document began (earlier documents included).
     const flagKeys = this.keysOf(this.flags, ns);
     const segmentKeys = this.keysOf(this.segments, ns);
-    const existingFlags = new Set(flagKeys);
-    const existingSegments = new Set(segmentKeys);
+    if (this.begun?.index !== index) this.begun = { index, flags: new Set(flagKeys), segments: new Set(segmentKeys) };
+    const { flags: existingFlags, segments: existingSegments } = this.begun;
     const created: { flag: Flag; plan: FlagPlan; variantKeys: Map<string, number> }[] = [];
 
     // Flipt's order: flags with their variants, then segments, then rules and rollouts.

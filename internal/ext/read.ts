@@ -121,7 +121,8 @@ export class DocumentReader {
     }
   }
 
-  private list<T extends object>(raw: Raw, key: string, item: (value: unknown, owner: unknown[], index: number) => T | undefined): T[] | undefined {
+  /** `first`: the index in the whole list of `raw[key]`'s first item (a list read a part at a time). */
+  private list<T extends object>(raw: Raw, key: string, item: (value: unknown, owner: unknown[], index: number) => T | undefined, first = 0): T[] | undefined {
     const value = raw[key];
     if (value === null || value === undefined) return undefined;
     if (!Array.isArray(value)) return this.at(key, () => this.typeError('a list', value, raw, key));
@@ -129,9 +130,9 @@ export class DocumentReader {
     this.at(key, () => {
       for (const [i, entry] of value.entries()) {
         if (entry === null || entry === undefined) continue;
-        const read = this.at(i, () => item(entry, value, i));
+        const read = this.at(first + i, () => item(entry, value, i));
         if (read === undefined) continue;
-        setIndex(read, i);
+        setIndex(read, first + i);
         out.push(read);
       }
     });
@@ -201,6 +202,19 @@ export class DocumentReader {
       flags: this.list(raw, 'flags', (v, owner, i) => this.flag(owner, i, v)),
       segments: this.list(raw, 'segments', (v, owner, i) => this.segment(owner, i, v)),
     });
+  }
+
+  /**
+   * Items of a document's `flags` or `segments` list read a part at a time (a streamed import,
+   * after `read` has read the document without them): `items` are the list's items from index
+   * `first` on, `namespace` the document's namespace key.
+   */
+  readItems(kind: 'flags', items: unknown[], first: number, namespace: string): Flag[];
+  readItems(kind: 'segments', items: unknown[], first: number, namespace: string): Segment[];
+  readItems(kind: 'flags' | 'segments', items: unknown[], first: number, namespace: string): (Flag | Segment)[] {
+    this.where = { namespace };
+    const read = (v: unknown, owner: unknown[], i: number) => (kind === 'flags' ? this.flag(owner, i, v) : this.segment(owner, i, v));
+    return this.list<Flag | Segment>({ [kind]: items }, kind, read, first) ?? [];
   }
 
   /**

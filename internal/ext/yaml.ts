@@ -178,14 +178,15 @@ function refuseCycles(value: unknown, document: number, budget: ReturnType<typeo
 
 /**
  * A YAML stream (`---`-separated documents) as plain data with positions. Empty documents
- * (a trailing `---`) are skipped, as Go's decoder skips them.
+ * (a trailing `---`) are skipped, as Go's decoder skips them. `lineOffset`: lines before `text`
+ * in the file it was cut from (a streamed import parses a file a part at a time).
  */
-export function parseYamlStream(text: string): RawDocument[] {
+export function parseYamlStream(text: string, lineOffset = 0): RawDocument[] {
   const open: ParsedNode[] = [];
   const roots: ParsedNode[] = [];
   const listener = (event: 'open' | 'close', state: State): void => {
     if (event === 'open') {
-      const at = contentStart(state.input, state.position, state.line + 1);
+      const at = contentStart(state.input, state.position, state.line + 1 + lineOffset);
       open.push({ start: at.start, line: at.line, end: at.start, result: undefined, key: false, children: null });
       return;
     }
@@ -217,10 +218,10 @@ export function parseYamlStream(text: string): RawDocument[] {
   } catch (err) {
     if (err instanceof YAMLException) {
       const mark = err.mark;
-      const at = mark ? excerpt(text, mark.line + 1, mark.column + 1) : '';
+      const at = mark ? excerpt(text, mark.line + 1, mark.column + 1, lineOffset) : '';
       // The document being read: its root is still open, or (past its end) the last one closed.
       const document = Math.max(1, roots.length + (open.length > 0 ? 1 : 0));
-      throw new ExtError(`unmarshalling document: yaml: ${err.reason}`, { document, line: mark ? mark.line + 1 : undefined }, 'invalid', at);
+      throw new ExtError(`unmarshalling document: yaml: ${err.reason}`, { document, line: mark ? mark.line + 1 + lineOffset : undefined }, 'invalid', at);
     }
     throw err;
   }
@@ -229,7 +230,7 @@ export function parseYamlStream(text: string): RawDocument[] {
   values.forEach((value, i) => {
     if (value === null || value === undefined) return;
     refuseCycles(value, i + 1, budget);
-    out.push({ value, line: roots[i]?.line ?? 1 });
+    out.push({ value, line: roots[i]?.line ?? 1 + lineOffset });
   });
   return out;
 }
