@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeInParts, describeWarning, exportDocuments, importParts, importText, type ImportOptions } from '../../../internal/ext';
+import { decodeInParts, describeWarning, exportDocuments, importBulk, importParts, importText, type BulkImportOptions, type ImportOptions } from '../../../internal/ext';
 import { EXT_FIXTURES, fixture, seedMissingSegments } from '../../support/documents-in-store';
 import { openTestStore, type TestStore } from '../../support/store';
 
@@ -137,5 +137,25 @@ describe('a YAML stream imported in parts', () => {
     expect(await stored(b)).toEqual(await stored(a));
     expect(await inParts(b, text, 3, { drop: true })).toEqual(await whole(a, text, { drop: true }));
     expect(await stored(b)).toEqual(await stored(a));
+  });
+
+  it('the bulk import route’s importer: in parts from its threshold, into one namespace, as read whole', async () => {
+    const text = base((l) => {
+      l.splice(l.indexOf('namespace: default'), 1);
+      l.splice(flagLine(l, 6, 'name:'), 0, '  enabeld: true');
+    });
+    const options: BulkImportOptions = { encoding: 'yaml', namespace: 'team', drop: false, skipExisting: false };
+    const attempt = (t: TestStore, body: string, partsFrom: number) => importBulk(t.store, body, options, partsFrom).then(
+      (r) => ({ ...r, warnings: r.warnings.map(describeWarning) }),
+      (err: Error) => ({ error: err.message }),
+    );
+    const expected = await attempt(a, text, Number.POSITIVE_INFINITY);
+    expect(expected).toMatchObject({ created: { flags: 7 }, warnings: [expect.stringContaining('namespace "team", flag "flag-6", field enabeld')] });
+    expect(await attempt(b, text, 0)).toEqual(expected);
+    expect(await stored(b)).toEqual(await stored(a));
+    const elsewhere = `namespace: shop\n${text}`;
+    const refused = await attempt(a, elsewhere, Number.POSITIVE_INFINITY);
+    expect(refused).toEqual({ error: expect.stringContaining('the document is for namespace "shop", not "team"') });
+    expect(await attempt(b, elsewhere, 0)).toEqual(refused);
   });
 });
