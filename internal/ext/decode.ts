@@ -123,10 +123,10 @@ export function parseJsonStream(input: string): RawDocument[] {
       const offset = given ? Number(given[1]) : jsonErrorOffset(slice);
       const { line: errorLine, column } = offset >= 0 ? positionOf(text, start + offset) : { line: startLine, column: undefined };
       throw new ExtError(
-        `unmarshalling document: json: ${message.replace(/ in JSON at position \d+.*$/, '')}`,
+        `unmarshalling document: json: ${jsonReason(message)}`,
         { document: out.length + 1, line: errorLine + lineOffset },
         'invalid',
-        excerpt(text, errorLine, column),
+        excerpt(text, errorLine, column, lineOffset),
       );
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -142,6 +142,15 @@ export function parseJsonStream(input: string): RawDocument[] {
     i = end;
   }
   return out;
+}
+
+/**
+ * JSON.parse's message without where it was: the position (the caller says the line, with an
+ * excerpt) and the source that V8 quotes (`Unexpected token ',', "{"a": tru, "b…" is not
+ * valid JSON`), which would echo the input and differ with where parsing began.
+ */
+export function jsonReason(message: string): string {
+  return message.replace(/ in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
 }
 
 function countLines(text: string, upTo: number): number {

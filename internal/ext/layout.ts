@@ -32,6 +32,8 @@ export interface DocumentLayout {
   entries: TopLevelEntry[];
   flags: TextRange[];
   segments: TextRange[];
+  /** JSON only: the whole document is on one line (JSON lines), so every field is on `line`. */
+  singleLine?: boolean;
 }
 
 const TOP_LEVEL_KEY = /^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)/;

@@ -33,7 +33,8 @@ describe('parse errors', () => {
     const text = `${body.slice(0, at)}garbage${body.slice(at)}`;
     expect(text.length).toBeGreaterThan(2_000_000);
     const err = parseError(text, 'json');
-    expect(err.message.split('\n')[0]).toMatch(/^unmarshalling document: json: Unexpected token 'g', [^\n]* \(document 1, line 1\)$/);
+    // V8's own quote of the source is left out: the excerpt shows where, and it would echo the input.
+    expect(err.message.split('\n')[0]).toBe("unmarshalling document: json: Unexpected token 'g' (document 1, line 1)");
     expect(err.message.split('\n')).toHaveLength(3);
     expect(pointedAt(err.message).char).toBe('g');
     expect(err.message.length).toBeLessThan(400);

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeInParts, describeWarning, exportDocuments, importBulk, importParts, importText, type BulkImportOptions, type ImportOptions } from '../../../internal/ext';
+import { decodeDocuments, decodeInParts, describeWarning, exportDocuments, importBulk, importParts, importText, type BulkImportOptions, type Encoding, type ImportOptions } from '../../../internal/ext';
 import { EXT_FIXTURES, fixture, seedMissingSegments } from '../../support/documents-in-store';
 import { openTestStore, type TestStore } from '../../support/store';
 
@@ -12,11 +12,12 @@ import { openTestStore, type TestStore } from '../../support/store';
  * here, so that every fixture crosses part boundaries.
  */
 
-const YAML_FIXTURES = [
+const FIXTURES = [
   ...readdirSync(join(EXT_FIXTURES, 'import')).map((f) => `import/${f}`),
   ...readdirSync(join(EXT_FIXTURES, 'export')).map((f) => `export/${f}`),
   ...['full', 'small'].flatMap((set) => readdirSync(join(EXT_FIXTURES, 'dataset', set)).map((f) => `dataset/${set}/${f}`)),
-].filter((f) => /\.ya?ml$/.test(f));
+].filter((f) => /\.(ya?ml|json)$/.test(f));
+const encodingOf = (file: string): Encoding => (file.endsWith('.json') ? 'json' : 'yaml');
 
 /** Segments that some fixtures' rollouts name without defining. */
 async function seed(store: TestStore['store']): Promise<void> {
@@ -25,21 +26,20 @@ async function seed(store: TestStore['store']): Promise<void> {
 
 type Outcome = { created: unknown; skipped: unknown; dropped: unknown; warnings: string[]; error?: undefined } | { error: string };
 
-async function whole(t: TestStore, text: string, options: ImportOptions = {}): Promise<Outcome> {
+async function whole(t: TestStore, text: string, options: ImportOptions = {}, encoding: Encoding = 'yaml'): Promise<Outcome> {
   try {
-    const { decodeDocuments } = await import('../../../internal/ext');
-    const warnings = decodeDocuments(text, { encoding: 'yaml' }).warnings.map(describeWarning);
-    const { created, skipped, dropped } = await importText(t.store, text, { encoding: 'yaml', ...options });
+    const warnings = decodeDocuments(text, { encoding }).warnings.map(describeWarning);
+    const { created, skipped, dropped } = await importText(t.store, text, { encoding, ...options });
     return { created, skipped, dropped, warnings };
   } catch (err) {
     return { error: (err as Error).message };
   }
 }
 
-async function inParts(t: TestStore, text: string, itemsPerPart: number, options: ImportOptions = {}): Promise<Outcome> {
+async function inParts(t: TestStore, text: string, itemsPerPart: number, options: ImportOptions = {}, encoding: Encoding = 'yaml'): Promise<Outcome> {
   let stream;
   try {
-    stream = decodeInParts(text, { encoding: 'yaml' }, itemsPerPart);
+    stream = decodeInParts(text, { encoding }, itemsPerPart);
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -52,7 +52,7 @@ async function inParts(t: TestStore, text: string, itemsPerPart: number, options
   }
 }
 
-describe('a YAML stream imported in parts', () => {
+describe('a document stream imported in parts', () => {
   let a: TestStore;
   let b: TestStore;
   beforeEach(async () => {
@@ -64,24 +64,24 @@ describe('a YAML stream imported in parts', () => {
 
   const stored = (t: TestStore) => exportDocuments(t.store, { allNamespaces: true });
 
-  it('lays out every YAML fixture (none uses anchors)', () => {
-    const laidOut = (text: string) => {
+  it('lays out every fixture, YAML and JSON (none uses anchors)', () => {
+    const laidOut = (text: string, encoding: Encoding) => {
       try {
-        return decodeInParts(text, { encoding: 'yaml' }) !== null;
+        return decodeInParts(text, { encoding }) !== null;
       } catch {
         return true; // laid out, and its version refused (bad-version.yml)
       }
     };
-    const whole = YAML_FIXTURES.filter((f) => !laidOut(fixture(f).text));
-    expect(YAML_FIXTURES.length).toBeGreaterThan(20);
+    const whole = FIXTURES.filter((f) => !laidOut(fixture(f).text, encodingOf(f)));
+    expect(FIXTURES.length).toBeGreaterThan(40);
     expect(whole).toEqual([]);
   });
 
-  it.each(YAML_FIXTURES.map((f) => [f]))('%s: the same store, result and warnings as the whole import', async (file) => {
+  it.each(FIXTURES.map((f) => [f]))('%s: the same store, result and warnings as the whole import', async (file) => {
     const { text } = fixture(file);
     await Promise.all([seed(a.store), seed(b.store)]);
-    const expected = await whole(a, text);
-    const actual = await inParts(b, text, 1);
+    const expected = await whole(a, text, {}, encodingOf(file));
+    const actual = await inParts(b, text, 1, {}, encodingOf(file));
     expect(actual).toEqual(expected);
     expect(await stored(b)).toEqual(await stored(a));
   });
@@ -157,5 +157,43 @@ describe('a YAML stream imported in parts', () => {
     const refused = await attempt(a, elsewhere, Number.POSITIVE_INFINITY);
     expect(refused).toEqual({ error: expect.stringContaining('the document is for namespace "shop", not "team"') });
     expect(await attempt(b, elsewhere, 0)).toEqual(refused);
+  });
+
+  describe('JSON', () => {
+    /** The same seven flags and three segments as JSON: pretty (one member per line), or each document on one line. */
+    const jsonBase = (change: (doc: { flags: Record<string, unknown>[]; segments: Record<string, unknown>[] } & Record<string, unknown>) => void = () => undefined, pretty = true) => {
+      const flags = Array.from({ length: 7 }, (_, k) => ({
+        key: `flag-${k + 1}`,
+        name: `Flag ${k + 1}`,
+        variants: [{ key: 'on' }, { key: 'off' }],
+        rules: [{ segment: `segment-${(k + 1) % 3}`, distributions: [{ variant: 'on', rollout: 50 }, { variant: 'off', rollout: 50 }] }],
+      }));
+      const segments = Array.from({ length: 3 }, (_, s) => ({ key: `segment-${s}`, name: `Segment ${s}`, constraints: [{ type: 'STRING_COMPARISON_TYPE', property: 'plan', operator: 'eq', value: `p${s}` }] }));
+      const doc: { flags: Record<string, unknown>[]; segments: Record<string, unknown>[] } & Record<string, unknown> = { version: '1.4', namespace: 'default', flags, segments };
+      change(doc);
+      return JSON.stringify(doc, null, pretty ? 2 : undefined);
+    };
+
+    it.each([
+      ['nothing wrong', jsonBase()],
+      ['a type mistake in a late flag', jsonBase((d) => (d.flags[5].enabled = 'maybe'))],
+      ['an unknown segment in a late rule', jsonBase((d) => ((d.flags[6].rules as { segment: string }[])[0].segment = 'nowhere'))],
+      ['a misspelt key in a late flag and in the document', jsonBase((d) => ((d.flags[5].enabeld = true), (d.namespaces = 'x')))],
+      ['a syntax error in a late flag', jsonBase().replace('"name": "Flag 6"', '"name": "Flag 6",,')],
+      ['a late flag nested too deep', jsonBase((d) => (d.flags[5].metadata = JSON.parse(`${'{"a":'.repeat(75)}1${'}'.repeat(75)}`)))],
+      ['documents on one line each, one with mistakes', `${jsonBase(undefined, false)}\n${jsonBase((d) => ((d.namespace = 'team'), (d.flags[6].enabeld = 1), (d.flags[5].enabled = 'no')), false)}\n`],
+      ['documents on one line each', `${jsonBase(undefined, false)}\n${jsonBase((d) => ((d.namespace = 'team'), (d.flags[6].enabeld = 1)), false)}\n`],
+    ])('%s: the same outcome as the whole import', async (_, text) => {
+      const expected = await whole(a, text, {}, 'json');
+      const actual = await inParts(b, text, 2, {}, 'json');
+      expect(actual).toEqual(expected);
+      expect(await stored(b)).toEqual(await stored(a));
+    });
+
+    it('falls back to the whole parse for anything but an object of members', () => {
+      for (const text of ['[1, 2]', 'null', '{"flags": [1, 2,]}', '{"flags": [], "flags": []}', '{"flags": [}', '"text"', '{"flags": [{"key": "a"}', '{"version": "1.4" "flags": []}']) {
+        expect(decodeInParts(text, { encoding: 'json' }), text).toBeNull();
+      }
+    });
   });
 });
