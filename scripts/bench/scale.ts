@@ -9,7 +9,7 @@ import { LOAD_CPUS, SERVER_CPUS } from './wrk';
 /**
  * The scale bench (issue 16's table): a namespace of N flags of one shape — 3 variants and 10
  * rules over 100 shared segments of 3 constraints per flag — imported with `pennon flag import`
- * (in documents of 10,000 flags), then served by one process pinned to its core. A probe on the other core
+ * (one document, read in parts when large), then served by one process pinned to its core. A probe on the other core
  * evaluates one flag back to back and records every latency; each event below is timed, and the
  * longest evaluation while it ran is its stall. Every event runs in a process of its own on the
  * probe's core (curl, the executable), so that only the server's stalls are counted: a write by
@@ -18,7 +18,6 @@ import { LOAD_CPUS, SERVER_CPUS } from './wrk';
  * 1,000 flags into another namespace. RSS is read from /proc (VmRSS now, VmHWM the peak).
  */
 const BIN = resolve(__dirname, '../pennon');
-const IMPORT_PIECE = 10_000;
 const SETTLE_MS = 40_000;
 
 export interface ScaleEvent {
@@ -196,17 +195,11 @@ export async function scaleBench(flags: number): Promise<ScaleResult> {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-scale-'));
   const dbUrl = `file:${join(dir, 'scale.db')}`;
   try {
-    // One document of up to 10,000 flags (its import is measured); a larger namespace is imported
-    // in documents of 10,000 (one document of 100,000 needs more heap than `flag import` has).
+    // One document of every flag, imported and measured (a large one is read in parts).
     const file = join(dir, 'flags.yml');
-    let documentBytes = 0;
-    let imported = { ms: 0, peakRssMb: 0 };
-    for (let from = 0; from < flags; from += IMPORT_PIECE) {
-      writeShapeDocument(file, Math.min(IMPORT_PIECE, flags - from), 'default', from);
-      documentBytes += statSync(file).size;
-      const piece = await runSampled(['flag', 'import', '--skip-existing', file], { PENNON_DB_URL: dbUrl, PENNON_LOG_LEVEL: 'error' });
-      imported = { ms: imported.ms + piece.ms, peakRssMb: Math.max(imported.peakRssMb, piece.peakRssMb) };
-    }
+    writeShapeDocument(file, flags);
+    const documentBytes = statSync(file).size;
+    const imported = await runSampled(['flag', 'import', file], { PENNON_DB_URL: dbUrl, PENNON_LOG_LEVEL: 'error' });
 
     const started = performance.now();
     const server = await startProcess(BIN, ['serve'], { PENNON_DB_URL: dbUrl, PENNON_SERVER_WORKERS: '1', PENNON_SERVER_HOST: '127.0.0.1', PENNON_SERVER_HTTP_PORT: '0', PENNON_SERVER_GRPC_PORT: '0', PENNON_LOG_LEVEL: 'info', PENNON_LOG_ENCODING: 'json' }, SERVER_CPUS);
