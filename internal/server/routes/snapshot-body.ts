@@ -79,12 +79,41 @@ function bodyOf(built: Built): SnapshotBody {
   return {
     length: (encoding) => (encoding === 'identity' ? built.rawLength : built[encoding].length),
     stream: (encoding) => {
-      if (encoding !== 'identity') return Readable.from(built[encoding].chunks, { objectMode: false });
+      if (encoding !== 'identity') return paced(built[encoding].chunks);
       if (built.raw) return Readable.from([built.raw], { objectMode: false });
       // Brotli decodes faster than gunzip (~1.4 against ~0.9 GB/s), on the thread pool too.
-      return Readable.from(built.br.chunks, { objectMode: false }).pipe(createBrotliDecompress());
+      return paced(built.br.chunks).pipe(createBrotliDecompress());
     },
   };
+}
+
+/** Bytes of a kept body written before the event loop gets a turn. */
+const BYTES_PER_TURN = 1024 * 1024;
+
+/**
+ * Kept pieces as a stream that gives the event loop a turn after every megabyte. A reader that
+ * keeps up (on loopback, say) otherwise takes every piece in one task — the stream refills
+ * itself from its list in microtasks while the socket accepts — and 58 MB of gzip at 100,000
+ * flags held evaluations ~125 ms.
+ */
+export function paced(chunks: readonly Buffer[]): Readable {
+  let next = 0;
+  let sinceTurn = 0;
+  return new Readable({
+    read() {
+      while (next < chunks.length) {
+        const chunk = chunks[next++];
+        sinceTurn += chunk.length;
+        if (sinceTurn >= BYTES_PER_TURN) {
+          sinceTurn = 0;
+          setImmediate(() => this.push(chunk));
+          return;
+        }
+        if (!this.push(chunk)) return;
+      }
+      this.push(null);
+    },
+  });
 }
 
 async function build(snapshot: CompiledNamespace, acceptVersion: string | undefined): Promise<Built> {
