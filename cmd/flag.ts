@@ -212,7 +212,7 @@ export function flagCommand(program: Command): void {
     .action(async (file: string, options: RemoteOptions & { drop?: boolean; skipExisting?: boolean; format: Encoding; json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
-        const { IMPORT_IN_PARTS_FROM, decodeDocuments, decodeInParts, importParts, importStream, namespaceKeyOf, namespacesOf, warningLines } = await import('../internal/ext');
+        const { IMPORT_IN_PARTS_FROM, decodeDocuments, decodeInParts, importParts, importStream, namespacesOf, warningLines } = await import('../internal/ext');
         let text: string;
         try {
           text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
@@ -223,13 +223,13 @@ export function flagCommand(program: Command): void {
         const warn = (lines: string[]) => {
           for (const line of lines) process.stderr.write(`warning: ${line}\n`);
         };
-        // A large YAML stream is read and written a part at a time, in one transaction (memory
-        // holds a part, not the stream); anything else is decoded and checked whole first.
+        // A large stream is read and written a part at a time, in one transaction (memory holds
+        // a part, not the stream); anything smaller, or of another shape, is decoded and checked whole first.
         const parted = text.length >= IMPORT_IN_PARTS_FROM ? decodeInParts(text, { encoding, maxVersion: '1.4' }) : null;
         let whole = parted ? null : decodeDocuments(text, { encoding, maxVersion: '1.4' });
         if (whole) warn(warningLines(whole.warnings));
         if (options.address) {
-          const namespaces = parted ? [...new Set(parted.heads.map(namespaceKeyOf))] : namespacesOf(whole!);
+          const namespaces = namespacesOf(parted ? parted.heads : whole!.documents);
           const bulk = await importInOneRequest(options, text, { encoding, drop: options.drop ?? false, skipExisting: options.skipExisting ?? false }, namespaces);
           if (bulk) {
             if (parted) warn(bulk.warnings);

@@ -39,7 +39,7 @@ export async function importBulk(target: ImportTarget, text: string, options: Bu
   const decode = { encoding: options.encoding, maxVersion: '1.4' };
   const into = options.namespace === null ? null : options.namespace === '' ? DEFAULT_NAMESPACE : options.namespace;
   const importOptions = { drop: options.drop, skipExisting: options.skipExisting };
-  // A large YAML stream a part at a time, as `pennon flag import` reads one (decode-parts.ts).
+  // A large stream a part at a time, as `pennon flag import` reads one (decode-parts.ts).
   const parted = text.length >= partsFrom && target.transaction ? decodeInParts(text, decode) : null;
   if (parted) {
     if (into !== null) importInto(into, parted.heads, parted.warnings);

@@ -19,8 +19,8 @@ import { parseYamlStream } from './yaml';
  */
 
 /**
- * From this size on, an import reads a YAML stream in parts (smaller ones are read whole, so
- * that a document with several mistakes reports the first one in Flipt's order).
+ * From this size on, an import reads a stream in parts (smaller ones are read whole, so that a
+ * document with several mistakes reports the first one in Flipt's order).
  */
 export const IMPORT_IN_PARTS_FROM = 4 * 1024 * 1024;
 
@@ -99,6 +99,11 @@ function headOf(text: string, layout: DocumentLayout): RawDocument | null {
   const value: Record<string, unknown> = {};
   const merged: Positions = { line: layout.line, lines: new Map() };
   for (const entry of layout.entries) {
+    if (entry.itemsApart) {
+      define(value, entry.key, null); // read in parts
+      merged.lines!.set(entry.key, entry.line);
+      continue;
+    }
     const raws = parseInDocument(text, entry, layout.document);
     const parsed = raws[0]?.value;
     if (raws.length !== 1 || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
@@ -134,8 +139,8 @@ function expectItems(items: unknown, one: boolean, ranges: TextRange[], layout: 
 function jsonHeadOf(text: string, layout: DocumentLayout): RawDocument | null {
   const value: Record<string, unknown> = {};
   for (const entry of layout.entries) {
-    if (entry.end === -1) {
-      define(value, entry.key, null); // a list, read in parts
+    if (entry.itemsApart) {
+      define(value, entry.key, null); // read in parts
       continue;
     }
     const member = `{${text.slice(entry.start, entry.end)}}`;

@@ -8,6 +8,7 @@ import { DocumentReader } from './read';
 import { isSupported, knownVersion, parseTolerant, type Version } from './version';
 import type { RawDocument } from './raw';
 import { parseYamlStream } from './yaml';
+import { valueEnd } from './json-scan';
 
 export interface DecodeOptions {
   encoding: Encoding;
@@ -108,7 +109,8 @@ export function parseJsonStream(input: string): RawDocument[] {
     }
     const start = i;
     const startLine = line;
-    const end = valueEnd(text, i);
+    // Unterminated: to the end (JSON.parse reports it); an empty scalar: one character.
+    const end = Math.max(Math.min(valueEnd(text, i), text.length), i + 1);
     const slice = text.slice(start, end);
     if (nestsDeeperThan(slice, MAX_DOCUMENT_DEPTH)) {
       // Refused before parsing: what reads the value later recurses (a stack overflow, not an answer).
@@ -157,35 +159,4 @@ function countLines(text: string, upTo: number): number {
   let count = 0;
   for (let k = 0; k < upTo && k < text.length; k++) if (text.charCodeAt(k) === 10) count++;
   return count;
-}
-
-/** Where the JSON value starting at `start` ends: the matching bracket, or the end of a scalar. */
-function valueEnd(text: string, start: number): number {
-  const first = text[start];
-  if (first !== '{' && first !== '[') {
-    if (first === '"') return stringEnd(text, start);
-    let k = start;
-    while (k < text.length && !/[\s{}[\],"]/.test(text[k])) k++;
-    return Math.max(k, start + 1);
-  }
-  let depth = 0;
-  for (let k = start; k < text.length; k++) {
-    const ch = text.charCodeAt(k);
-    if (ch === 34) k = stringEnd(text, k) - 1;
-    else if (ch === 123 || ch === 91) depth++;
-    else if (ch === 125 || ch === 93) {
-      depth--;
-      if (depth === 0) return k + 1;
-    }
-  }
-  return text.length; // unterminated: JSON.parse reports it
-}
-
-function stringEnd(text: string, start: number): number {
-  for (let k = start + 1; k < text.length; k++) {
-    const ch = text.charCodeAt(k);
-    if (ch === 92) k++;
-    else if (ch === 34) return k + 1;
-  }
-  return text.length;
 }

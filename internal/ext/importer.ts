@@ -1,7 +1,7 @@
 import { PennonError, isPennonError } from '../core';
 import type { ListParams, ReadStore, WriteStore } from '../storage';
 import { decodeDocuments, type DecodeOptions, type DecodedStream } from './decode';
-import { namespaceKeyOf } from './document';
+import { namespaceKeyOf, type Document } from './document';
 import type { PartedStream } from './decode-parts';
 import { ExtError, PartialImportError, totalOf, zeroCounts, type ExtWarning, type ImportCounts } from './errors';
 import { droppedState, partPlanner, planImport, type DocumentPlan, type ExistingState, type ImportPlan, type PlanOptions } from './plan';
@@ -68,7 +68,7 @@ export function importText(target: ImportTarget, text: string, options: ImportOp
 export async function importStream(target: ImportTarget, stream: DecodedStream, options: ImportOptions = {}): Promise<ImportResult> {
   const run = async (t: ImportTarget) => {
     // After --drop only an empty `default` remains, so nothing needs reading.
-    const existing = options.drop ? droppedState() : await readExistingState(t, namespacesOf(stream));
+    const existing = options.drop ? droppedState() : await readExistingState(t, namespacesOf(stream.documents));
     const plan = planImport(stream, existing, options);
     return applyPlan(t, plan, options);
   };
@@ -86,7 +86,7 @@ export async function importStream(target: ImportTarget, stream: DecodedStream, 
 export async function importParts(target: ImportTarget, stream: PartedStream, options: ImportOptions & { onWarning?: (warning: ExtWarning) => void } = {}): Promise<ImportResult> {
   if (!target.transaction) throw new PennonError('internal', 'an import in parts needs a target with transactions');
   return target.transaction(async (t) => {
-    const existing = options.drop ? droppedState() : await readExistingState(t, [...new Set(stream.heads.map(namespaceKeyOf))]);
+    const existing = options.drop ? droppedState() : await readExistingState(t, namespacesOf(stream.heads));
     const planner = partPlanner(stream.version, existing, options);
     // The whole size is known only once read: estimated from the flags read so far.
     const flagsInAll = stream.flagCounts.reduce((a, b) => a + b, 0);
@@ -103,9 +103,9 @@ export async function importParts(target: ImportTarget, stream: PartedStream, op
   });
 }
 
-/** The namespaces a stream writes to, in order of first mention. */
-export function namespacesOf(stream: DecodedStream): string[] {
-  return [...new Set(stream.documents.map(namespaceKeyOf))];
+/** The namespaces documents write to, in order of first mention. */
+export function namespacesOf(documents: readonly Document[]): string[] {
+  return [...new Set(documents.map(namespaceKeyOf))];
 }
 
 /** Which of `namespaces` exist, and the flag and segment keys each holds: three reads per namespace. */

@@ -1,3 +1,4 @@
+import { stringEnd, valueEnd } from './json-scan';
 import type { DocumentLayout, TextRange, TopLevelEntry } from './layout';
 
 /**
@@ -62,11 +63,11 @@ function layoutDocument(text: string, start: number, document: number, lineOf: (
     i = skipSpace(text, i + 1);
     if (FLAGS_OR_SEGMENTS.has(key) && text.charCodeAt(i) === 91 /* [ */) {
       // The member itself is read as `"flags": null`; its items are the list's parts.
-      entry.end = -1;
+      entry.itemsApart = true;
       const items = key === 'flags' ? layout.flags : layout.segments;
       const end = layoutItems(text, i, items, lineOf);
       if (end === null) return null;
-      i = end;
+      i = entry.end = end;
     } else {
       i = valueEnd(text, i);
       if (i > text.length) return null;
@@ -109,39 +110,4 @@ function skipSpace(text: string, from: number): number {
 function lineEnd(text: string, from: number): number {
   const k = text.indexOf('\n', from);
   return k === -1 ? text.length : k + 1;
-}
-
-/** Where the string starting at `start` (a `"`) ends, past its closing quote; past the text when unterminated. */
-function stringEnd(text: string, start: number): number {
-  for (let k = start + 1; k < text.length; k++) {
-    const c = text.charCodeAt(k);
-    if (c === 92) k++;
-    else if (c === 34) return k + 1;
-  }
-  return text.length + 1;
-}
-
-/** Where the value starting at `start` ends: its matching bracket, or the end of a scalar; past the text when unterminated. */
-function valueEnd(text: string, start: number): number {
-  const first = text.charCodeAt(start);
-  if (first === 34) return stringEnd(text, start);
-  if (first !== 123 && first !== 91) {
-    let k = start;
-    for (;;) {
-      const c = text.charCodeAt(k);
-      if (k >= text.length || c === 44 || c === 125 || c === 93 || c === 32 || c === 9 || c === 10 || c === 13) return k;
-      k++;
-    }
-  }
-  let depth = 0;
-  for (let k = start; k < text.length; k++) {
-    const c = text.charCodeAt(k);
-    if (c === 34) k = stringEnd(text, k) - 1;
-    else if (c === 123 || c === 91) depth++;
-    else if (c === 125 || c === 93) {
-      depth--;
-      if (depth === 0) return k + 1;
-    }
-  }
-  return text.length + 1;
 }

@@ -21,6 +21,8 @@ export interface TextRange {
 
 export interface TopLevelEntry extends TextRange {
   key: string;
+  /** The `flags` or `segments` list whose items are laid out apart: the entry reads as null. */
+  itemsApart?: boolean;
 }
 
 export interface DocumentLayout {
@@ -124,7 +126,7 @@ export function layoutYaml(text: string): DocumentLayout[] | null {
       doc.entries.push(entry);
       if (LIST_KEYS.has(key) && (rest === '' || rest.startsWith('#'))) {
         // The entry is just `flags:`; what follows is its items.
-        entry.end = line.next;
+        entry.itemsApart = true;
         list = key === 'flags' ? doc.flags : doc.segments;
         itemIndent = -1;
       } else {

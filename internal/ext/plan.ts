@@ -94,7 +94,7 @@ export function planImport(stream: DecodedStream, existing: ExistingState, optio
 }
 
 /**
- * A planner for a stream read a part at a time (stream-import.ts): `document` may be called
+ * A planner for a stream read a part at a time (importParts, importer.ts): `document` may be called
  * several times with the same index, each time with some of that document's flags or
  * segments — its segments first, so that rules can name them.
  */
