@@ -108,7 +108,7 @@ const shared = {
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
-  loader: { '.sql': 'text' },
+  loader: { '.sql': 'text', '.proto': 'text' },
   // The single executable cannot run `import()` (Node has no dynamic-import callback for a SEA's
   // script: ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and some packages import built-ins that way
   // (OpenTelemetry's OTLP/HTTP exporter: `import('http')`): esbuild turns every `import()` into

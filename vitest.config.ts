@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig, type Plugin, type TestProjectInlineConfiguration } from 'vitest/config';
 
-/** SQL migrations are imported as text, as esbuild's `text` loader does for the bundle. */
+/** SQL migrations and .proto files are imported as text, as esbuild's `text` loader does for the bundle. */
 function sqlAsText(): Plugin {
   return {
     name: 'sql-as-text',
     load(id) {
-      if (!id.endsWith('.sql')) return null;
+      if (!id.endsWith('.sql') && !id.endsWith('.proto')) return null;
       return `export default ${JSON.stringify(readFileSync(id, 'utf8'))};`;
     },
   };

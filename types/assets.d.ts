@@ -3,3 +3,9 @@ declare module '*.sql' {
   const text: string;
   export default text;
 }
+
+// The gRPC API's .proto files (proto/) are bundled as text the same way.
+declare module '*.proto' {
+  const text: string;
+  export default text;
+}

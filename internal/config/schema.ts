@@ -54,6 +54,13 @@ const server = z.strictObject({
   http_port: port(8080),
   grpc_port: port(9000),
   shutdown_timeout: duration('5s'),
+  /** Flipt's gRPC keepalive: a connection idle this long, or open this long (then given the grace to finish its calls), is closed; 0 never. */
+  grpc_conn_max_idle_time: duration('0'),
+  grpc_conn_max_age: duration('0'),
+  grpc_conn_max_age_grace: duration('0'),
+  /** Pennon's own: the largest gRPC message received (bytes; gRPC's default 4 MiB) and sent (the default: 2 GiB, gRPC's own ceiling). */
+  grpc_max_recv_msg_size: z.number().int().min(1024).max(2147483647).default(4 * 1024 * 1024),
+  grpc_max_send_msg_size: z.number().int().min(1024).max(2147483647).default(2147483647),
   /** Largest request body the API accepts (bytes); larger ones get 413 with Flipt's error body. */
   max_body_bytes: z.number().int().min(1024).default(1024 * 1024),
   /** Largest document stream the bulk import route accepts (bytes): a whole export, so its own limit. */

@@ -105,7 +105,7 @@ function evaluate<K extends EvaluationKind>(
 ): void {
   const request = decodeEvaluationRequest(body);
   if (auth) options.gate!.checkNamespace(auth, request.namespaceKey);
-  const answer = answerEvaluation(kind, request, options.sources.of(httpReq).snapshots, started);
+  const answer = answerEvaluation(kind, request, options.sources.of(httpReq.headers).snapshots, started);
   const serialize = SERIALIZE[kind];
   if (answer instanceof Promise) answer.then((a) => send(res, serialize(a)), (err: unknown) => fail(res, err, options)).catch((err: unknown) => fail(res, err, options));
   else send(res, serialize(answer));

@@ -1,5 +1,4 @@
-import { Server, ServerCredentials, setLogger, status as GrpcStatus, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type sendUnaryData } from '@grpc/grpc-js';
-import type { Logger } from 'pino';
+import { status as GrpcStatus, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HEALTH_SERVICES, type HealthState, type ServingStatus } from './health';
 
 /**
@@ -110,25 +109,10 @@ export const HEALTH_SERVICE: ServiceDefinition = {
 
 const wire = (status: ServingStatus) => (status === 'SERVING' ? STATUS.SERVING : STATUS.NOT_SERVING);
 
-export interface GrpcHealthServer {
-  /** The port bound (the configured one, or the one picked for port 0). */
-  port: number;
-  /** Ends Watch streams (after their last NOT_SERVING), then stops the server. */
-  close(): Promise<void>;
-}
-
-/** How long close() waits for calls in progress before cutting them. */
-const CLOSE_GRACE_MS = 1000;
-
-/** Binds `host:port` and serves the health service; a port in use is an error naming it. */
-export async function startGrpcHealth(health: HealthState, host: string, port: number, logger: Logger): Promise<GrpcHealthServer> {
-  // grpc-js writes its own errors to stderr ("No address added…" for a port in use); what
-  // matters reaches the operator through our errors and logs, so its lines go to debug.
-  const debug = (...args: unknown[]) => logger.debug({ grpc: args.map(String).join(' ') }, 'grpc-js');
-  setLogger({ error: debug, info: debug, debug });
-  const server = new Server();
+/** Check and Watch over `health`; `endWatches` ends the open Watch streams (on shutdown: they never end by themselves). */
+export function healthImplementation(health: HealthState): { implementation: UntypedServiceImplementation; endWatches(): void } {
   const watchers = new Set<ServerWritableStream<{ service: string }, { status: number }>>();
-  server.addService(HEALTH_SERVICE, {
+  const implementation: UntypedServiceImplementation = {
     Check(call: ServerUnaryCall<{ service: string }, { status: number }>, callback: sendUnaryData<{ status: number }>) {
       if (!HEALTH_SERVICES.has(call.request.service)) callback({ code: GrpcStatus.NOT_FOUND, details: 'unknown service' });
       else callback(null, { status: wire(health.status()) });
@@ -148,34 +132,12 @@ export async function startGrpcHealth(health: HealthState, host: string, port: n
       call.on('cancelled', () => watchers.delete(call));
       call.on('close', () => watchers.delete(call));
     },
-  });
-  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, ServerCredentials.createInsecure(), (err, actual) => {
-      if (err) {
-        const inUse = /EADDRINUSE|address already in use|No address added/i.test(err.message);
-        reject(new Error(inUse ? `server.grpc_port ${port} on ${host} is in use (EADDRINUSE)` : `cannot listen for gRPC on ${address}: ${err.message}`));
-      } else resolve(actual);
-    }),
-  );
-  logger.debug({ port: bound }, 'gRPC health service listening');
-
-  let closing: Promise<void> | undefined;
+  };
   return {
-    port: bound,
-    close: () =>
-      (closing ??= new Promise<void>((resolve) => {
-        // Watch streams never end by themselves; grpc-js's graceful shutdown would wait for them.
-        for (const call of watchers) call.end();
-        watchers.clear();
-        const force = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, CLOSE_GRACE_MS);
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
-      })),
+    implementation,
+    endWatches() {
+      for (const call of watchers) call.end();
+      watchers.clear();
+    },
   };
 }

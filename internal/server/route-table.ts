@@ -8,6 +8,8 @@ import type {
   RouteHandlerMethod,
   RouteOptions,
 } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Authentication } from '../core';
 import { ROUTES, routesOf, type OperationName, type RouteSpec } from '../wire/routes';
 
 /** One registered route: a method, its URL template (`/api/v1/namespaces/:namespaceKey/flags/:key`) and its entry in the wire table. */
@@ -21,6 +23,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route the app registered, one entry per method, in registration order. */
     routeTable: readonly RouteEntry[];
+    /** The operations any transport may call (HTTP through Fastify; gRPC through grpc/server.ts), by name. */
+    operations: Operations;
   }
   interface FastifyContextConfig {
     /** The route's entry in the wire table (internal/wire/routes.ts): surface, namespace, paging. */
@@ -52,6 +56,7 @@ function specOf(method: string, url: string, config: unknown): RouteSpec | undef
 export function recordRoutes(app: FastifyInstance): void {
   const table: RouteEntry[] = [];
   app.decorate('routeTable', table);
+  app.decorate('operations', new Map());
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
     const specs = methods.map((method) => specOf(method, route.url, route.config));
@@ -70,4 +75,35 @@ export type RouteExtras = Pick<RouteOptions, 'bodyLimit'> & { schema?: FastifySc
 /** Registers every path of one operation of the wire table with one handler. */
 export function serve<R extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, name: OperationName, handler: RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, R>, extras: RouteExtras = {}): void {
   for (const spec of routesOf(name)) app.route<R>({ method: spec.method, url: spec.path, handler, ...extras });
+}
+
+/**
+ * A request as an operation's handler sees it, whichever transport carried it: Fastify's request
+ * is one, and the gRPC server makes one from a message (its fields as path values, query and
+ * body alike, as grpc-gateway reads them the other way round) and the call's metadata.
+ */
+export interface CallRequest {
+  method: string;
+  params: Record<string, string>;
+  query: unknown;
+  body: unknown;
+  headers: IncomingHttpHeaders;
+  /** The caller's authentication, when the surface required one. */
+  auth: Authentication | null;
+}
+
+/** An operation's one implementation: a request in, the JSON answer out (protojson's shape). */
+export type OperationHandler = (request: CallRequest, spec: RouteSpec) => Promise<unknown>;
+
+export type Operations = Map<OperationName, OperationHandler>;
+
+/**
+ * Registers an operation that answers with a JSON document and nothing else of HTTP's: on every
+ * path of the wire table for Fastify, and in `app.operations` for the other transports.
+ */
+export function operation(app: FastifyInstance, name: OperationName, handler: OperationHandler, extras: RouteExtras = {}): void {
+  app.operations.set(name, handler);
+  for (const spec of routesOf(name)) {
+    app.route({ method: spec.method, url: spec.path, handler: (request) => handler(request as CallRequest, spec), ...extras });
+  }
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { notFound } from '../core';
 import type { Management } from '../management';
 import type { Snapshots } from '../snapshots';
@@ -17,7 +17,7 @@ export interface FlagSource {
 
 export interface FlagSources {
   /** The request's source; throws Flipt's not-found error for an unknown environment. */
-  of(req: IncomingMessage): FlagSource;
+  of(headers: IncomingHttpHeaders): FlagSource;
   /** Every environment, the default first ([] without Git environments). */
   environments(): readonly FlagSource[];
   /** True when flag state is read from Git: every write through the API is refused. */
@@ -39,8 +39,8 @@ export function environmentSources(sources: readonly FlagSource[], defaultName: 
   if (!fallback) throw new Error(`the default environment "${defaultName}" is not among the environments`);
   const ordered = [fallback, ...sources.filter((s) => s !== fallback)];
   return {
-    of(req) {
-      const header = req.headers[HEADER];
+    of(headers) {
+      const header = headers[HEADER];
       const name = Array.isArray(header) ? header[0] : header;
       if (name === undefined || name === '') return fallback;
       const source = byName.get(name);

@@ -53,7 +53,7 @@ async function locate(): Promise<string> {
     target: 'node20',
     format: 'cjs',
     write: false,
-    loader: { '.sql': 'text' },
+    loader: { '.sql': 'text', '.proto': 'text' },
     banner: { js: SCRIPT_HEAD },
     footer: { js: SCRIPT_TAIL },
     logLevel: 'silent',

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, drainServer, type DrainReport } from '../server';
-import { startGrpcHealth } from '../server/grpc-health';
+import { startGrpcServer, type GrpcServer } from '../server/grpc/server';
 import type { GitEnvironments } from '../git';
 import { prepareSchema, type Store } from '../storage';
 import type { Services } from './compose';
@@ -65,7 +65,7 @@ export async function startService(services: Services, options: StartOptions = {
       const stop = await step.start();
       if (stop) services.onClose(step.name, stop);
     }
-    const { url, grpcPort } = ports ?? (await listening());
+    const { url, grpcPort, grpc } = ports ?? (await listening());
     health.ready();
     logger.info({ url, grpcPort, database: connection.describe }, 'pennon is serving');
     const server = app;
@@ -75,8 +75,9 @@ export async function startService(services: Services, options: StartOptions = {
       (stopping ??= (async () => {
         health.drain(); // NOT_SERVING at once, on HTTP and gRPC (Watch streams hear it now)
         try {
-          // Every request answered (Connection: close) or, at shutdown_timeout, cut and counted.
-          const report = await drainServer(server.server, config.server.shutdown_timeout, logger);
+          // Every request answered (Connection: close) or, at shutdown_timeout, cut and counted;
+          // gRPC calls in flight finish alongside, within the same bound.
+          const [report] = await Promise.all([drainServer(server.server, config.server.shutdown_timeout, logger), grpc.close(config.server.shutdown_timeout)]);
           await server.close();
           return report;
         } finally {
@@ -93,17 +94,18 @@ export async function startService(services: Services, options: StartOptions = {
 }
 
 /** Opens the gRPC health service and the HTTP listener; the HTTP server's URL and the gRPC port. */
-function listen(services: Services, app: FastifyInstance): () => Promise<{ url: string; grpcPort: number }> {
+function listen(services: Services, app: FastifyInstance): () => Promise<{ url: string; grpcPort: number; grpc: GrpcServer }> {
   const { config, health, logger } = services;
   return async () => {
-    const grpc = await startGrpcHealth(health, config.server.host, config.server.grpc_port, logger);
-    services.onClose('grpc health', () => grpc.close());
+    const api = { ...services, operations: app.operations };
+    const grpc = await startGrpcServer(health, api, config.server.host, config.server.grpc_port, logger);
+    services.onClose('grpc server', () => grpc.close());
     await app.listen({ host: config.server.host, port: config.server.http_port }).catch((err: { code?: string }) => {
       throw err.code === 'EADDRINUSE' ? new Error(`server.http_port ${config.server.http_port} on ${config.server.host} is in use (EADDRINUSE)`) : err;
     });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.server.http_port;
     const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
-    return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, grpcPort: grpc.port };
+    return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, grpcPort: grpc.port, grpc };
   };
 }

@@ -105,6 +105,8 @@ export class Metrics implements CacheCounters {
   // The hot path's metrics: plain numbers per series (see tally.ts).
   private readonly httpRequests: TallyCounter;
   private readonly httpDuration: TallyHistogram;
+  private readonly grpcRequests: TallyCounter;
+  private readonly grpcDuration: TallyHistogram;
   private readonly evalRequests: TallyCounter;
   private readonly evalResults: TallyCounter;
   private readonly evalErrors: TallyCounter;
@@ -115,6 +117,7 @@ export class Metrics implements CacheCounters {
   /** Every failed lookup's series (namespace and flag `unknown`), made at the first one. */
   private unknownSeries: FlagSeries | null = null;
   private readonly httpSeries = new Map<string, HttpSeries>();
+  private readonly grpcSeries = new Map<string, HttpSeries>();
 
   private readonly perFlagLatency: boolean;
   private combined: (() => Promise<string>) | null = null;
@@ -139,7 +142,10 @@ export class Metrics implements CacheCounters {
     this.evalResults = new TallyCounter(n('evaluations_results_total'), 'Successful flag evaluations by outcome');
     this.evalErrors = new TallyCounter(n('evaluations_errors_total'), 'Flag evaluations that failed');
     this.evalLatency = new TallyHistogram(n('evaluations_latency_milliseconds'), this.perFlagLatency ? 'Flag evaluation latency' : 'Flag evaluation latency by namespace', EVALUATION_BUCKETS_MS);
-    this.tallies = [this.httpRequests, this.httpDuration, this.evalRequests, this.evalResults, this.evalErrors, this.evalLatency];
+    // go-grpc-prometheus's names and labels, which Flipt's dashboards read, under our namespace.
+    this.grpcRequests = new TallyCounter(n('grpc_server_handled_total'), 'gRPC calls completed, by method and status code');
+    this.grpcDuration = new TallyHistogram(n('grpc_server_handling_seconds'), 'gRPC call duration by method', HTTP_BUCKETS_S);
+    this.tallies = [this.httpRequests, this.httpDuration, this.grpcRequests, this.grpcDuration, this.evalRequests, this.evalResults, this.evalErrors, this.evalLatency];
   }
 
   /**
@@ -302,6 +308,20 @@ export class Metrics implements CacheCounters {
     series.count.value++;
     this.httpDuration.observe(series.duration, seconds);
     if (status >= 400) this.serverErrors.inc(); // Flipt counts every request answered with an error
+  }
+
+  /** One gRPC call, by its service, method (both from the .proto files: bounded) and status code name. */
+  grpcCall(service: string, method: string, code: string, seconds: number): void {
+    const key = `${service}/${method} ${code}`;
+    let series = this.grpcSeries.get(key);
+    if (!series) {
+      const labels = () => ({ grpc_type: 'unary', grpc_service: service, grpc_method: method, grpc_code: code });
+      series = { count: this.grpcRequests.seriesFor(key, labels), duration: this.grpcDuration.seriesFor(key, labels) };
+      this.grpcSeries.set(key, series);
+    }
+    series.count.value++;
+    this.grpcDuration.observe(series.duration, seconds);
+    if (code !== 'OK') this.serverErrors.inc();
   }
 
   /** Database pool gauges, read at scrape time. */

@@ -17,6 +17,7 @@ import { onEvaluation, type EvaluationEvent } from './evaluations';
 import type { Tracing } from './tracing-types';
 import { tracedQueries } from './tracing-db';
 import { tracedRequests, type TracingCore } from './tracing-http';
+import { tracedCall } from './tracing-grpc';
 
 /** How long a stop waits for the last spans to reach the collector. */
 const SHUTDOWN_WAIT_MS = 5000;
@@ -145,6 +146,7 @@ export function createTracing(config: TracingConfig, logger: Logger): Promise<Tr
     let stopping: Promise<void> | undefined;
     return {
       requests: (handler) => tracedRequests(core, handler),
+      call: (service, method, metadata) => tracedCall(core, service, method, metadata),
       queries: (connection) => tracedQueries(core, connection),
       shutdown: () =>
         (stopping ??= (async () => {

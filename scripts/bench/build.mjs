@@ -2,7 +2,7 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', loader: { '.sql': 'text' }, external: ['better-sqlite3', 'autocannon'], logLevel: 'warning' };
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', loader: { '.sql': 'text', '.proto': 'text' }, external: ['better-sqlite3', 'autocannon'], logLevel: 'warning' };
 execFileSync(process.execPath, ['esbuild.config.mjs'], { stdio: 'inherit' });
 execFileSync(process.execPath, ['scripts/build/sea.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
 await build({ ...common, entryPoints: ['scripts/bench/run.ts'], outfile: 'dist/bench/run.cjs' });

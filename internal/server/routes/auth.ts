@@ -2,17 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, invalidField, unauthenticated } from '../../core';
 import type { AuthService } from '../../auth';
 import { authenticationToJson, Fields, type AuthenticationListJson, type AuthMethodsJson, type CreatedTokenJson } from '../../wire';
-import { serve } from '../route-table';
+import { operation } from '../route-table';
 import { EMPTY } from './route';
-
-type ById = { Params: { id: string } };
 
 /**
  * `/auth/v1`: the authentication methods (public), API client tokens, and the caller's own
  * authentication. The token-creation route exists only when the token method is enabled.
  */
 export function authRoutes(app: FastifyInstance, auth: AuthService, options: { tokenMethod: boolean }): void {
-  serve(app, 'ListAuthenticationMethods', async (): Promise<AuthMethodsJson> => ({
+  operation(app, 'ListAuthenticationMethods', async (): Promise<AuthMethodsJson> => ({
     methods: [
       { method: 'METHOD_TOKEN', enabled: options.tokenMethod, sessionCompatible: false },
       { method: 'METHOD_GITHUB', enabled: false, sessionCompatible: true },
@@ -23,7 +21,7 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: { t
   }));
 
   if (options.tokenMethod) {
-    serve(app, 'CreateToken', async (request): Promise<CreatedTokenJson> => {
+    operation(app, 'CreateToken', async (request): Promise<CreatedTokenJson> => {
       const body = Fields.body(request.body);
       const metadata = body.object('metadata') ?? {};
       for (const [k, v] of Object.entries(metadata)) if (typeof v !== 'string') throw invalidField(`metadata.${k}`, 'must be a string');
@@ -38,26 +36,26 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: { t
     });
   }
 
-  serve(app, 'ListAuthentications', async (request): Promise<AuthenticationListJson> => {
+  operation(app, 'ListAuthentications', async (request): Promise<AuthenticationListJson> => {
     const query = Fields.query(request.query);
     const page = await auth.list(query.enumOf('method', AUTH_METHODS), query.int32('limit'), query.str('pageToken'));
     return { authentications: page.items.map(authenticationToJson), nextPageToken: page.nextPageToken };
   });
 
-  serve<ById>(app, 'GetAuthentication', async (request) => authenticationToJson(await auth.get(request.params.id)));
+  operation(app, 'GetAuthentication', async (request) => authenticationToJson(await auth.get(request.params.id)));
 
-  serve<ById>(app, 'DeleteAuthentication', async (request) => {
+  operation(app, 'DeleteAuthentication', async (request) => {
     await auth.delete(request.params.id);
     return EMPTY;
   });
 
   // Without required authentication there is no caller to describe: Flipt answers 401 too.
-  serve(app, 'GetAuthenticationSelf', async (request) => {
+  operation(app, 'GetAuthenticationSelf', async (request) => {
     if (!request.auth) throw unauthenticated();
     return authenticationToJson(request.auth);
   });
 
-  serve(app, 'ExpireAuthenticationSelf', async (request) => {
+  operation(app, 'ExpireAuthenticationSelf', async (request) => {
     if (!request.auth) throw unauthenticated();
     await auth.expire(request.auth.id, Fields.query(request.query).instant('expiresAt'));
     return EMPTY;

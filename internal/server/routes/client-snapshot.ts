@@ -14,7 +14,7 @@ import { chooseEncoding, type SnapshotBodies } from './snapshot-body';
 
 export function clientSnapshotRoutes(app: FastifyInstance, sources: FlagSources, bodies: SnapshotBodies): void {
   serve<{ Params: { key: string } }>(app, 'EvaluationSnapshotNamespace', async (request, reply) => {
-    const source = sources.of(request.raw);
+    const source = sources.of(request.headers);
     const snapshot = await source.snapshots.get(request.params.key);
     reply.header('vary', 'Accept-Encoding');
     // A namespace that does not exist has no version, so no ETag (as Flipt's SQL store).

@@ -13,7 +13,7 @@ import {
 } from '../../wire';
 import { answerEvaluation, requestIdOf, type EvaluationKind } from '../evaluation-answer';
 import { booleanOf, flagFor, variantOf } from '../observed-evaluation';
-import { serve } from '../route-table';
+import { operation, serve } from '../route-table';
 import type { FlagSources } from '../sources';
 
 /** Sends at once when the answer is at hand; otherwise hands Fastify the promise of it. */
@@ -32,16 +32,16 @@ export function evaluationRoutes(app: FastifyInstance, sources: FlagSources): vo
     (kind: EvaluationKind): RouteHandler =>
     (request, reply) => {
       const startedAt = performance.now();
-      return respond(reply, answerEvaluation(kind, decodeEvaluationRequest(request.body), sources.of(request.raw).snapshots, startedAt));
+      return respond(reply, answerEvaluation(kind, decodeEvaluationRequest(request.body), sources.of(request.headers).snapshots, startedAt));
     };
   serve(app, 'EvaluateVariant', single('variant'), { schema: { response: { 200: variantEvaluationSchema } } });
   serve(app, 'EvaluateBoolean', single('boolean'), { schema: { response: { 200: booleanEvaluationSchema } } });
 
-  serve(app, 'EvaluateBatch', async (request): Promise<BatchEvaluationJson> => {
+  operation(app, 'EvaluateBatch', async (request): Promise<BatchEvaluationJson> => {
     const startedAt = performance.now();
     const batch = decodeBatchRequest(request.body);
     const requestId = requestIdOf(batch.requestId);
-    const snapshots = sources.of(request.raw).snapshots;
+    const snapshots = sources.of(request.headers).snapshots;
     // Each item is routed by its flag's type; only "not found" becomes an error item.
     const outcomes = await Promise.all(
       batch.requests.map(async (req) => {

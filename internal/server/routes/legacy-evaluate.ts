@@ -13,8 +13,7 @@ import { managementRoute } from './route';
  * response uses the legacy field names.
  */
 export function legacyEvaluationRoutes(app: FastifyInstance, sources: FlagSources): void {
-  managementRoute(app, sources, 'Evaluate', async ({ ns, raw, request }): Promise<LegacyEvaluationJson> => {
-    const snapshots = sources.of(request.raw).snapshots;
+  managementRoute(app, sources, 'Evaluate', async ({ ns, raw, snapshots }): Promise<LegacyEvaluationJson> => {
     const startedAt = performance.now();
     const req = decodeEvaluationRequest(raw);
     if (req.flagKey === '') throw emptyField('flagKey');
@@ -24,8 +23,7 @@ export function legacyEvaluationRoutes(app: FastifyInstance, sources: FlagSource
     return legacyEvaluationToJson(ns, req, result, meta);
   });
 
-  managementRoute(app, sources, 'BatchEvaluate', async ({ ns, raw, request }): Promise<LegacyBatchEvaluationJson> => {
-    const snapshots = sources.of(request.raw).snapshots;
+  managementRoute(app, sources, 'BatchEvaluate', async ({ ns, raw, snapshots }): Promise<LegacyBatchEvaluationJson> => {
     const startedAt = performance.now();
     const batch = decodeBatchRequest(raw);
     const requestId = requestIdOf(batch.requestId);

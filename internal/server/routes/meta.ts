@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { publicConfig, type Config } from '../../config';
 import { BUILD_DATE, COMMIT, IS_RELEASE, VERSION } from '../../core';
 import type { MetaInfoJson } from '../../wire';
-import { serve } from '../route-table';
+import { operation } from '../route-table';
 
 /** Go's names for Node's platform and architecture, as Flipt reports its own. */
 const GO_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm' };
@@ -30,7 +30,7 @@ export function metaInfo(config: Config, gitBacked = false): MetaInfoJson {
 
 export function metaRoutes(app: FastifyInstance, config: Config, gitBacked = false): void {
   const info = metaInfo(config, gitBacked);
-  serve(app, 'GetInfo', async () => info);
+  operation(app, 'GetInfo', async () => info);
   const shown = publicConfig(config);
-  serve(app, 'GetConfiguration', async () => shown);
+  operation(app, 'GetConfiguration', async () => shown);
 }

@@ -1,36 +1,34 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Fields, namespaceToJson, type NamespaceListJson } from '../../wire';
-import { serve } from '../route-table';
+import { operation, type CallRequest } from '../route-table';
 import type { FlagSources } from '../sources';
 import { EMPTY, listInput } from './route';
 
-type ByKey = { Params: { key: string } };
-
 /** Namespaces exist only in Family B. Listing names no namespace: scoped tokens are refused (as Flipt does). */
 export function namespaceRoutes(app: FastifyInstance, sources: FlagSources): void {
-  const managementOf = (request: FastifyRequest) => sources.of(request.raw).management;
-  serve(app, 'ListNamespaces', async (request): Promise<NamespaceListJson> => {
+  const managementOf = (request: CallRequest) => sources.of(request.headers).management;
+  operation(app, 'ListNamespaces', async (request): Promise<NamespaceListJson> => {
     const page = await managementOf(request).listNamespaces(listInput(Fields.query(request.query)));
     return { namespaces: page.items.map(namespaceToJson), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
   });
 
-  serve<ByKey>(app, 'GetNamespace', async (request) => namespaceToJson(await managementOf(request).getNamespace(request.params.key)));
+  operation(app, 'GetNamespace', async (request) => namespaceToJson(await managementOf(request).getNamespace(request.params.key)));
 
-  serve(app, 'CreateNamespace', async (request) => {
+  operation(app, 'CreateNamespace', async (request) => {
     const body = Fields.body(request.body);
     return namespaceToJson(
       await managementOf(request).createNamespace({ key: body.str('key'), name: body.str('name'), description: body.str('description') }),
     );
   });
 
-  serve<ByKey>(app, 'UpdateNamespace', async (request) => {
+  operation(app, 'UpdateNamespace', async (request) => {
     const body = Fields.body(request.body);
     return namespaceToJson(
       await managementOf(request).updateNamespace({ key: request.params.key, name: body.str('name'), description: body.str('description') }),
     );
   });
 
-  serve<ByKey>(app, 'DeleteNamespace', async (request) => {
+  operation(app, 'DeleteNamespace', async (request) => {
     await managementOf(request).deleteNamespace(request.params.key, Fields.query(request.query).bool('force'));
     return EMPTY;
   });

@@ -6,7 +6,7 @@ import { bridgeInput, bulkFlags, ofrepFlag, type BridgeInput, type BridgeOutput,
 import { closeAfterOversized, failureKind, ofrepError } from '../errors';
 import type { RequestErrorLog } from '../error-log';
 import { booleanOf, variantOf } from '../observed-evaluation';
-import { serve } from '../route-table';
+import { operation, serve, type CallRequest } from '../route-table';
 import type { FlagSources } from '../sources';
 
 /** One flag's evaluation in Flipt's OFREP bridge form. */
@@ -40,7 +40,7 @@ export function ofrepRoutes(
     return reply.status(status).header('x-request-id', request.id).type('application/json').send(body);
   });
 
-  serve(app, 'OfrepConfiguration', async (): Promise<OfrepConfigurationJson> => ({
+  operation(app, 'OfrepConfiguration', async (): Promise<OfrepConfigurationJson> => ({
     name: 'flipt',
     capabilities: {
       cacheInvalidation: { polling: { enabled: config.cacheEnabled, minPollingIntervalMs: config.cacheEnabled ? config.cacheTtlMs : 0 } },
@@ -48,31 +48,35 @@ export function ofrepRoutes(
     },
   }));
 
-  serve<{ Params: { key: string } }>(app, 'OfrepEvaluateFlag', async (request): Promise<OfrepFlagJson> => {
-    const { key } = request.params;
+  operation(app, 'OfrepEvaluateFlag', async (request): Promise<OfrepFlagJson> => {
+    const key = request.params.key ?? '';
     if (key === '') throw invalid('flag key was not provided');
     const input = bridgeInput(request.headers, request.body);
-    return ofrepFlag(key, bridge(await sources.of(request.raw).snapshots.flag(input.namespaceKey, key), input));
+    return ofrepFlag(key, bridge(await sources.of(request.headers).snapshots.flag(input.namespaceKey, key), input));
   });
 
   serve(app, 'OfrepEvaluateBulk', async (request, reply) => {
-    const input = bridgeInput(request.headers, request.body);
-    const snapshots = sources.of(request.raw).snapshots;
-    const snapshot = await snapshots.get(input.namespaceKey);
-    const flags: CompiledFlag[] = [];
-    for (const key of bulkFlags(input.context, snapshot.ordered)) {
-      // The first failure aborts the whole bulk request, naming its flag.
-      try {
-        flags.push(await snapshots.flag(input.namespaceKey, key));
-      } catch (err) {
-        throw Object.assign(err as Error, { ofrepKey: key });
-      }
-    }
-    const bulk: OfrepBulkJson = { flags: flags.map((f) => ofrepFlag(f.key, bridge(f, input))) };
-    const body = JSON.stringify(bulk);
+    const body = JSON.stringify(await ofrepBulk(sources, request as CallRequest));
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
     reply.header('etag', etag);
     if (request.headers['if-none-match'] === etag) return reply.status(304).send();
     return reply.type('application/json').send(body);
   });
+}
+
+/** Every flag of the namespace (or those the context names) evaluated: the bulk answer, whichever transport asks. */
+export async function ofrepBulk(sources: FlagSources, request: Pick<CallRequest, 'headers' | 'body'>): Promise<OfrepBulkJson> {
+  const input = bridgeInput(request.headers, request.body);
+  const snapshots = sources.of(request.headers).snapshots;
+  const snapshot = await snapshots.get(input.namespaceKey);
+  const flags: CompiledFlag[] = [];
+  for (const key of bulkFlags(input.context, snapshot.ordered)) {
+    // The first failure aborts the whole bulk request, naming its flag.
+    try {
+      flags.push(await snapshots.flag(input.namespaceKey, key));
+    } catch (err) {
+      throw Object.assign(err as Error, { ofrepKey: key });
+    }
+  }
+  return { flags: flags.map((f) => ofrepFlag(f.key, bridge(f, input))) };
 }

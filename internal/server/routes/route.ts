@@ -1,7 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { DEFAULT_NAMESPACE } from '../../core';
 import type { Management } from '../../management';
-import { Fields, namespaceOf, routesOf, type OperationName, type RouteSpec } from '../../wire';
+import type { Snapshots } from '../../snapshots';
+import { Fields, namespaceOf, type OperationName, type RouteSpec } from '../../wire';
+import { operation, type CallRequest } from '../route-table';
 import type { FlagSources } from '../sources';
 
 /** What a management handler gets: the resolved namespace, path values, body and query. */
@@ -13,20 +15,24 @@ export interface Input {
   query: Fields;
   /** The parsed JSON body as sent. */
   raw: unknown;
-  request: FastifyRequest;
+  request: CallRequest;
   /** The management API over the request's flag source (the database or its Git environment). */
   management: Management;
+  /** The evaluation snapshots of the same source. */
+  snapshots: Snapshots;
 }
 
-function inputOf(request: FastifyRequest, spec: RouteSpec, sources: FlagSources): Input {
+function inputOf(request: CallRequest, spec: RouteSpec, sources: FlagSources): Input {
   let body: Fields | undefined;
   let query: Fields | undefined;
+  const source = sources.of(request.headers);
   return {
     // Family B names the namespace in the path; Family A in `namespaceKey` (query or body).
     ns: namespaceOf(spec.namespace, request) ?? DEFAULT_NAMESPACE,
     request,
-    management: sources.of(request.raw).management,
-    params: request.params as Record<string, string>,
+    management: source.management,
+    snapshots: source.snapshots,
+    params: request.params,
     raw: request.body,
     get body() {
       return (body ??= Fields.body(request.body));
@@ -43,9 +49,7 @@ function inputOf(request: FastifyRequest, spec: RouteSpec, sources: FlagSources)
  * handler: one implementation.
  */
 export function managementRoute(app: FastifyInstance, sources: FlagSources, name: OperationName, handler: (input: Input) => Promise<unknown>): void {
-  for (const spec of routesOf(name)) {
-    app.route({ method: spec.method, url: spec.path, handler: (request) => handler(inputOf(request, spec, sources)) });
-  }
+  operation(app, name, (request, spec) => handler(inputOf(request, spec, sources)));
 }
 
 /** Flipt answers every delete and order with an empty message. */

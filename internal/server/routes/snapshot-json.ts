@@ -101,3 +101,9 @@ export function gateKey(acceptVersion: string | undefined): string {
   return gateOf(acceptVersion).key;
 }
 
+
+/** The whole snapshot as one object — the gRPC DataService's answer —, each flag as in the HTTP body's slices. */
+export function snapshotObject(snapshot: CompiledNamespace, acceptVersion: string | undefined): { namespace: { key: string }; flags: unknown[] } {
+  const gate = gateOf(acceptVersion);
+  return { namespace: { key: snapshot.key }, flags: snapshot.ordered.map((f) => flagJson(f, gate)) };
+}

@@ -1,0 +1,77 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { OPERATIONS, routesOf, type OperationName, type RouteSpec } from '../../wire/routes';
+import { decodeEvaluationRequest } from '../../wire';
+import { answerEvaluation } from '../evaluation-answer';
+import type { CallRequest, Operations } from '../route-table';
+import { ofrepBulk } from '../routes/ofrep';
+import { snapshotObject } from '../routes/snapshot-json';
+import type { FlagSources } from '../sources';
+
+/**
+ * Which operation answers each gRPC method: the wire table's `rpc` names it. Most are the
+ * operations the HTTP routes registered (`app.operations`), called with the message as the
+ * request; the few whose HTTP route does more than JSON in, JSON out (the evaluation fast path,
+ * the OFREP bulk ETag, the snapshot's cached bodies, the metadata documents) are answered here
+ * from the same pieces their routes use.
+ */
+
+type Json = Record<string, unknown>;
+
+/** What a call carries besides its message. */
+export interface CallContext {
+  headers: IncomingHttpHeaders;
+  request: CallRequest;
+  /** performance.now() when the call arrived. */
+  startedAt: number;
+}
+
+export interface Answerer {
+  /** The operation's HTTP route (the Family A one where there are two): its surface and namespace reading. */
+  spec: RouteSpec;
+  /** The JSON answer, synchronously where the operation can give it so (evaluation). */
+  answer(context: CallContext): unknown;
+}
+
+const PARAM = /:([A-Za-z]+)/g;
+
+/** The path values a route would have read from its URL, taken from the message's fields of the same names. */
+export function callRequest(spec: RouteSpec, message: Json, headers: IncomingHttpHeaders): CallRequest {
+  const params: Record<string, string> = {};
+  for (const [, name] of spec.path.matchAll(PARAM)) {
+    const value = message[name];
+    params[name] = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+  }
+  return { method: spec.method, params, query: message, body: message, headers, auth: null };
+}
+
+/** HttpBody, as Flipt's metadata service answers: the JSON document as bytes. */
+const httpBody = (document: unknown) => ({ contentType: 'application/json', data: Buffer.from(JSON.stringify(document)) });
+
+export function answerers(operations: Operations, sources: FlagSources, options: { tokenMethod: boolean }): Map<string, Answerer> {
+  const byRpc = new Map<string, Answerer>();
+  const generic = (name: OperationName, spec: RouteSpec) => {
+    const handler = operations.get(name);
+    return handler ? (context: CallContext) => handler(context.request, spec) : null;
+  };
+  const special: Partial<Record<OperationName, (context: CallContext) => unknown>> = {
+    EvaluateVariant: ({ request, headers, startedAt }) => answerEvaluation('variant', decodeEvaluationRequest(request.body), sources.of(headers).snapshots, startedAt),
+    EvaluateBoolean: ({ request, headers, startedAt }) => answerEvaluation('boolean', decodeEvaluationRequest(request.body), sources.of(headers).snapshots, startedAt),
+    OfrepEvaluateBulk: ({ request }) => ofrepBulk(sources, request),
+    EvaluationSnapshotNamespace: async ({ request, headers }) => {
+      const accept = headers['x-flipt-accept-server-version'];
+      const snapshot = await sources.of(headers).snapshots.get(request.params.key ?? '');
+      return snapshotObject(snapshot, Array.isArray(accept) ? accept[0] : accept);
+    },
+    GetInfo: async (context) => httpBody(await operations.get('GetInfo')?.(context.request, routesOf('GetInfo')[0])),
+    GetConfiguration: async (context) => httpBody(await operations.get('GetConfiguration')?.(context.request, routesOf('GetConfiguration')[0])),
+  };
+  for (const [name, operation] of Object.entries(OPERATIONS) as [OperationName, (typeof OPERATIONS)[OperationName]][]) {
+    if (operation.rpc === null || operation.rpc.startsWith('grpc.health.')) continue;
+    if (operation.when === 'token-method' && !options.tokenMethod) continue;
+    const specs = routesOf(name);
+    const spec = specs[specs.length - 1];
+    const answer = special[name] ?? generic(name, spec);
+    if (answer) byRpc.set(operation.rpc, { spec, answer });
+  }
+  return byRpc;
+}

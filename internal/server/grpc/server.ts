@@ -1,0 +1,190 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Server, ServerCredentials, setLogger, status as GrpcStatus, type Metadata, type ServerUnaryCall, type sendUnaryData, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type protobuf from 'protobufjs';
+import type { Logger } from 'pino';
+import type { Config } from '../../config';
+import type { Authenticator } from '../../auth';
+import type { Clock } from '../../core';
+import type { Metrics } from '../../telemetry';
+import type { Tracing } from '../../telemetry/tracing';
+import { namespaceOf } from '../../wire/routes';
+import { AuthGate } from '../auth-gate';
+import { RequestErrorLog } from '../error-log';
+import { describeError } from '../errors';
+import { healthImplementation, HEALTH_SERVICE } from '../grpc-health';
+import type { HealthState } from '../health';
+import type { Operations } from '../route-table';
+import type { FlagSources } from '../sources';
+import { answerers, callRequest, type Answerer, type CallContext } from './calls';
+import { unaryDefinition } from './codec';
+import { protoRoot } from './protos';
+import { addReflection } from './reflection';
+
+/**
+ * The gRPC server on `server.grpc_port`: the health service always, and Flipt v1's API — the
+ * management, evaluation, data, authentication, OFREP and metadata services of the project's
+ * .proto files — answered by the same operations as HTTP (calls.ts), behind the same gate
+ * (bearer token in the `authorization` metadata, exclusions, namespace scopes), with the same
+ * errors as gRPC codes; reflection; every call counted and traced.
+ */
+
+export interface GrpcApi {
+  config: Config;
+  clock: Clock;
+  operations: Operations;
+  sources: FlagSources;
+  authenticator: Pick<Authenticator, 'authenticate'>;
+  metrics: Metrics | null;
+  tracing: Tracing | null;
+}
+
+export interface GrpcServer {
+  /** The port bound (the configured one, or the one picked for port 0). */
+  port: number;
+  /** Ends Watch streams, lets calls in flight finish up to `graceMs`, then cuts what is left. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const CODE_NAMES = Object.fromEntries(Object.entries(GrpcStatus).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k])) as Record<number, string>;
+
+/** Call metadata as HTTP headers (lower-case names, text values; binary `-bin` entries left out). */
+function headersOf(metadata: Metadata): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = {};
+  for (const [key, value] of Object.entries(metadata.getMap())) if (typeof value === 'string') headers[key] = value;
+  return headers;
+}
+
+let nextCall = 0;
+const callIds = () => `grpc-${(++nextCall).toString(36)}`;
+
+function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog, service: string, method: string, answerer: Answerer) {
+  const { spec, answer } = answerer;
+  const guarded = gate !== null && gate.guards(spec.surface);
+  return (call: ServerUnaryCall<Record<string, unknown>, unknown>, callback: sendUnaryData<unknown>) => {
+    const startedAt = performance.now();
+    const headers = headersOf(call.metadata);
+    const span = api.tracing?.call(service, method, headers) ?? null;
+    const finish = (code: number) => {
+      api.metrics?.grpcCall(service, method, CODE_NAMES[code] ?? String(code), (performance.now() - startedAt) / 1000);
+      span?.end(code, code !== GrpcStatus.OK);
+    };
+    const fail = (err: unknown) => {
+      const { code, message } = describeError(err, callIds(), errors);
+      callback({ code, details: message });
+      finish(code);
+    };
+    const succeed = (value: unknown) => {
+      callback(null, value);
+      finish(GrpcStatus.OK);
+    };
+    const run = () => {
+      try {
+        const request = callRequest(spec, call.request, headers);
+        const context: CallContext = { headers, request, startedAt };
+        if (guarded) {
+          return gate.check(headers.authorization as string | undefined, spec.surface).then((auth) => {
+            request.auth = auth;
+            gate.checkNamespace(auth, namespaceOf(spec.namespace, request));
+            return answer(context);
+          });
+        }
+        return answer(context);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    };
+    const result = span ? span.run(run) : run();
+    // An evaluation with a fresh snapshot answers synchronously: no promise on the hot path.
+    if (result instanceof Promise) result.then(succeed, fail);
+    else succeed(result);
+  };
+}
+
+/** A service's methods, each answered by its operation or, where Pennon has none, UNIMPLEMENTED naming it. */
+function serviceOf(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog, service: protobuf.Service, byRpc: Map<string, Answerer>) {
+  const definition: Record<string, ServiceDefinition[string]> = {};
+  const implementation: UntypedServiceImplementation = {};
+  const name = service.fullName.slice(1);
+  let served = 0;
+  for (const method of service.methodsArray) {
+    definition[method.name] = unaryDefinition(method);
+    const answerer = byRpc.get(`${name}/${method.name}`);
+    if (answerer) served++;
+    implementation[method.name] = answerer
+      ? unaryHandler(api, gate, errors, name, method.name, answerer)
+      : (_call: unknown, callback: sendUnaryData<unknown>) => callback({ code: GrpcStatus.UNIMPLEMENTED, details: `${name}/${method.name} is not served by Pennon` });
+  }
+  return served > 0 ? { definition, implementation } : null;
+}
+
+function servicesIn(namespace: protobuf.NamespaceBase): protobuf.Service[] {
+  const found: protobuf.Service[] = [];
+  for (const nested of namespace.nestedArray) {
+    if ('methodsArray' in nested) found.push(nested as protobuf.Service);
+    else if ('nestedArray' in nested) found.push(...servicesIn(nested as protobuf.NamespaceBase));
+  }
+  return found;
+}
+
+function serverOptions(config: Config['server']): Record<string, number> {
+  const options: Record<string, number> = {
+    'grpc.max_receive_message_length': config.grpc_max_recv_msg_size,
+    'grpc.max_send_message_length': config.grpc_max_send_msg_size,
+  };
+  // 0 means never, as in Flipt (gRPC's own default is infinity).
+  if (config.grpc_conn_max_idle_time > 0) options['grpc.max_connection_idle_ms'] = config.grpc_conn_max_idle_time;
+  if (config.grpc_conn_max_age > 0) options['grpc.max_connection_age_ms'] = config.grpc_conn_max_age;
+  if (config.grpc_conn_max_age_grace > 0) options['grpc.max_connection_age_grace_ms'] = config.grpc_conn_max_age_grace;
+  return options;
+}
+
+/** Binds `host:port`: health, and the API when given; a port in use is an error naming it. */
+export async function startGrpcServer(health: HealthState, api: GrpcApi | null, host: string, port: number, logger: Logger): Promise<GrpcServer> {
+  // grpc-js writes its own errors to stderr ("No address added…" for a port in use); what
+  // matters reaches the operator through our errors and logs, so its lines go to debug.
+  const debug = (...args: unknown[]) => logger.debug({ grpc: args.map(String).join(' ') }, 'grpc-js');
+  setLogger({ error: debug, info: debug, debug });
+  const server = new Server(api ? serverOptions(api.config.server) : {});
+  const healthService = healthImplementation(health);
+  server.addService(HEALTH_SERVICE, healthService.implementation);
+  let errors: RequestErrorLog | null = null;
+  if (api) {
+    const root = await protoRoot();
+    const gate = api.config.authentication.required ? new AuthGate(api.config.authentication, api.authenticator) : null;
+    errors = new RequestErrorLog(logger, { now: () => api.clock.nowMicros() / 1000 });
+    const byRpc = answerers(api.operations, api.sources, { tokenMethod: api.config.authentication.methods.token.enabled });
+    for (const service of servicesIn(root)) {
+      const served = serviceOf(api, gate, errors, service, byRpc);
+      if (served) server.addService(served.definition, served.implementation);
+    }
+    addReflection(server, root);
+  }
+  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(address, ServerCredentials.createInsecure(), (err, actual) => {
+      if (err) {
+        const inUse = /EADDRINUSE|address already in use|No address added/i.test(err.message);
+        reject(new Error(inUse ? `server.grpc_port ${port} on ${host} is in use (EADDRINUSE)` : `cannot listen for gRPC on ${address}: ${err.message}`));
+      } else resolve(actual);
+    }),
+  );
+  logger.debug({ port: bound }, 'gRPC server listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    port: bound,
+    close: (graceMs = 1000) =>
+      (closing ??= new Promise<void>((resolve) => {
+        // Watch streams never end by themselves; grpc-js's graceful shutdown would wait for them.
+        healthService.endWatches();
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      }).finally(() => errors?.close())),
+  };
+}
