@@ -6,6 +6,7 @@ import flipt from '../../../proto/flipt/flipt.proto';
 import fliptMeta from '../../../proto/flipt/meta/meta.proto';
 import fliptOfrep from '../../../proto/flipt/ofrep/ofrep.proto';
 import httpBody from '../../../proto/google/api/httpbody.proto';
+import health from '../../../proto/grpc/health/v1/health.proto';
 
 /**
  * The gRPC API's wire contract: the project's .proto files (proto/), bundled as text and parsed
@@ -18,6 +19,8 @@ const FILES: Record<string, string> = {
   'flipt/ofrep/ofrep.proto': fliptOfrep,
   'flipt/meta/meta.proto': fliptMeta,
   'google/api/httpbody.proto': httpBody,
+  // Served by grpc-health.ts; here so that reflection lists and describes it too.
+  'grpc/health/v1/health.proto': health,
 };
 
 let loading: Promise<protobuf.Root> | undefined;

@@ -45,7 +45,8 @@ export interface GrpcServer {
   close(graceMs?: number): Promise<void>;
 }
 
-const CODE_NAMES = Object.fromEntries(Object.entries(GrpcStatus).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k])) as Record<number, string>;
+/** Status codes as Go names them (`NotFound`): the `grpc_code` label of go-grpc-prometheus, which Flipt's dashboards read. */
+const CODE_NAMES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'];
 
 /** Call metadata as HTTP headers (lower-case names, text values; binary `-bin` entries left out). */
 function headersOf(metadata: Metadata): IncomingHttpHeaders {
