@@ -1,5 +1,6 @@
 import { evaluatorBench } from './evaluator';
 import { durabilityBench } from './durability';
+import { grpcBench } from './grpc';
 import { httpBench, type HttpResult } from './http';
 import { instructionBench } from './instructions';
 import { rebuildBench } from './rebuild';
@@ -11,7 +12,7 @@ import { workersBench } from './workers';
 /**
  * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
- * Select with arguments: evaluator, rebuild, http, startup, scrape, workers, durability (default: all),
+ * Select with arguments: evaluator, rebuild, http, grpc, startup, scrape, workers, durability (default: all),
  * and, only when named: scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
  * instructions (it runs the server under valgrind for ~10 minutes).
  */
@@ -46,6 +47,12 @@ async function main(): Promise<void> {
     }
     console.log(line(noMetrics));
     console.log(`metrics cost ${(metricsCpuCost * 100).toFixed(1)}% of server CPU per variant request (medians of 3 rounds)`);
+  }
+  if (want('grpc')) {
+    console.log('\n## A variant evaluation over gRPC against the HTTP fast lane, one process, load on its own core, 10 streams / connections (target: gRPC CPU per request ≤ HTTP\'s)');
+    const { http, grpc, cpuRatio } = await grpcBench(Number(process.env.BENCH_SECONDS ?? 10));
+    for (const r of [http, grpc]) console.log(`${r.label.padEnd(28)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuMicrosPerRequest.toFixed(1)} µs/req  errors ${r.errors}`);
+    console.log(`CPU ratio (HTTP ÷ gRPC) ${cpuRatio.toFixed(3)} (medians of 3 alternating rounds)`);
   }
   if (want('scrape')) {
     console.log('\n## Evaluations while /metrics is scraped every second, 10,000 flags with series (target: p99 within 1.2× of unscraped)');

@@ -25,7 +25,7 @@ interface Step {
 function steps(): Step[] {
   const out: Step[] = [];
   const add = (name: OperationName, message: Json | ((ids: (label: string) => string) => Json), label?: string, headers?: Record<string, string>) =>
-    out.push({ name, label, message: typeof message === 'function' ? message : () => message, headers });
+    out.push({ name, label, message: typeof message === 'function' ? (message as Step['message']) : () => message, headers });
   // A fixed pseudo-random sequence: the same steps every run.
   let seed = 7;
   const rand = (n: number) => {
@@ -217,7 +217,7 @@ describe('the same operations over HTTP and gRPC', () => {
         return encodeURIComponent(v);
       });
       const readsQuery = spec.method === 'GET' || spec.method === 'DELETE';
-      const query = readsQuery ? new URLSearchParams(Object.entries(rest).map(([k, v]) => [k, String(v)])).toString() : '';
+      const query = readsQuery ? new URLSearchParams(Object.entries(rest).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
       const res = await httpServer.api.request(spec.method, query ? `${path}?${query}` : path, readsQuery ? undefined : rest, step.headers);
       const httpAnswer = res.status === 200 ? res.body : { error: res.body.code, message: res.body.message };
 
