@@ -75,9 +75,12 @@ export async function startService(services: Services, options: StartOptions = {
       (stopping ??= (async () => {
         health.drain(); // NOT_SERVING at once, on HTTP and gRPC (Watch streams hear it now)
         try {
-          // Every request answered (Connection: close) or, at shutdown_timeout, cut and counted;
-          // gRPC calls in flight finish alongside, within the same bound.
-          const [report] = await Promise.all([drainServer(server.server, config.server.shutdown_timeout, logger), grpc.close(config.server.shutdown_timeout)]);
+          // Every request answered (Connection: close) or, at shutdown_timeout, cut and counted.
+          // gRPC stays up meanwhile (health answers NOT_SERVING to probes), then its calls in
+          // flight get what is left of shutdown_timeout (at least a moment) before they are cut.
+          const drainStarted = performance.now();
+          const report = await drainServer(server.server, config.server.shutdown_timeout, logger);
+          await grpc.close(Math.max(GRPC_LAST_GRACE_MS, config.server.shutdown_timeout - (performance.now() - drainStarted)));
           await server.close();
           return report;
         } finally {
@@ -94,6 +97,9 @@ export async function startService(services: Services, options: StartOptions = {
 }
 
 /** Opens the gRPC health service and the HTTP listener; the HTTP server's URL and the gRPC port. */
+/** The least a gRPC call in flight is given once HTTP has drained. */
+const GRPC_LAST_GRACE_MS = 250;
+
 function listen(services: Services, app: FastifyInstance): () => Promise<{ url: string; grpcPort: number; grpc: GrpcServer }> {
   const { config, health, logger } = services;
   return async () => {

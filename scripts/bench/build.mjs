@@ -7,5 +7,5 @@ execFileSync(process.execPath, ['esbuild.config.mjs'], { stdio: 'inherit' });
 execFileSync(process.execPath, ['scripts/build/sea.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
 await build({ ...common, entryPoints: ['scripts/bench/run.ts'], outfile: 'dist/bench/run.cjs' });
 await build({ ...common, entryPoints: ['scripts/bench/bare-server.ts'], outfile: 'dist/bench/bare-server.cjs' });
-await build({ ...common, entryPoints: ['scripts/bench/grpc-load.ts'], outfile: 'dist/bench/grpc-load.cjs' });
+await build({ ...common, entryPoints: ['scripts/bench/bare-grpc.ts'], outfile: 'dist/bench/bare-grpc.cjs' });
 execFileSync(process.execPath, ['dist/bench/run.cjs', ...process.argv.slice(2)], { stdio: 'inherit' });

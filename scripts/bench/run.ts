@@ -49,9 +49,9 @@ async function main(): Promise<void> {
     console.log(`metrics cost ${(metricsCpuCost * 100).toFixed(1)}% of server CPU per variant request (medians of 3 rounds)`);
   }
   if (want('grpc')) {
-    console.log('\n## A variant evaluation over gRPC against the HTTP fast lane, one process, load on its own core, 10 streams / connections (target: gRPC CPU per request ≤ HTTP\'s)');
-    const { http, grpc, cpuRatio } = await grpcBench(Number(process.env.BENCH_SECONDS ?? 10));
-    for (const r of [http, grpc]) console.log(`${r.label.padEnd(28)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuMicrosPerRequest.toFixed(1)} µs/req  errors ${r.errors}`);
+    console.log('\n## A variant evaluation over gRPC against the HTTP fast lane, one process, wrk and h2load on their own core, 10 connections / streams (target: gRPC CPU per request ≤ HTTP\'s)');
+    const { http, grpc, bareGrpcJs, bareHttp2, cpuRatio } = await grpcBench(Number(process.env.BENCH_SECONDS ?? 10));
+    for (const r of [http, grpc, bareGrpcJs, bareHttp2]) console.log(`${r.label.padEnd(28)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuMicrosPerRequest.toFixed(1)} µs/req  errors ${r.errors}`);
     console.log(`CPU ratio (HTTP ÷ gRPC) ${cpuRatio.toFixed(3)} (medians of 3 alternating rounds)`);
   }
   if (want('scrape')) {

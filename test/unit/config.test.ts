@@ -24,7 +24,20 @@ function problemsOf(fn: () => unknown): string[] {
 describe('configuration', () => {
   it('has Flipt-like defaults and a per-user SQLite file', () => {
     const { config } = loadConfig({ env: { HOME: '/home/ada' }, isTTY: false });
-    expect(config.server).toEqual({ host: '0.0.0.0', http_port: 8080, grpc_port: 9000, shutdown_timeout: 5000, max_body_bytes: 1048576, max_import_bytes: 33554432, workers: 0 });
+    expect(config.server).toEqual({
+      host: '0.0.0.0',
+      http_port: 8080,
+      grpc_port: 9000,
+      shutdown_timeout: 5000,
+      grpc_conn_max_idle_time: 0,
+      grpc_conn_max_age: 0,
+      grpc_conn_max_age_grace: 0,
+      grpc_max_recv_msg_size: 4 * 1024 * 1024,
+      grpc_max_send_msg_size: 2147483647,
+      max_body_bytes: 1048576,
+      max_import_bytes: 33554432,
+      workers: 0,
+    });
     expect(config.log).toMatchObject({ level: 'info', encoding: 'json', file: '', access: false });
     expect(config.db.url).toBe(defaultDatabaseUrl({ HOME: '/home/ada' }));
     expect(config.db.url).toMatch(/^file:.*pennon\/pennon\.db$/);
