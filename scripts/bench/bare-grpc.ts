@@ -10,7 +10,10 @@ import evaluationProto from '../../proto/flipt/evaluation/evaluation.proto';
  * on a raw node:http2 server speaking gRPC's framing — the floor for any gRPC server in Node.
  * Prints the address it listens on as a URL, as bare-server.ts does.
  */
-const root = protobuf.parse(evaluationProto, { keepCase: false }).root;
+const root = new protobuf.Root();
+root.addJSON(protobuf.common.get('google/protobuf/timestamp.proto')!.nested!);
+protobuf.parse(evaluationProto, root, { keepCase: false });
+root.resolveAll();
 const Request = root.lookupType('flipt.evaluation.EvaluationRequest');
 const Response = root.lookupType('flipt.evaluation.VariantEvaluationResponse');
 const answer = (flagKey: string) => ({
