@@ -1,6 +1,6 @@
 import type { MethodDefinition } from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
-import { invalid } from '../../core';
+import { invalid, isPennonError } from '../../core';
 import { parseGoDateTime } from '../../core/goparse';
 
 /**
@@ -73,9 +73,33 @@ export function decodeMessage(type: protobuf.Type, bytes: Buffer): Json {
   try {
     message = type.decode(bytes);
   } catch (err) {
+    // A RangeError too: a Struct nested thousands of levels deep exhausts the decoder's stack.
     throw invalid(`request message is not a valid ${type.name}: ${(err as Error).message}`);
   }
   return mapMessage(type, type.toObject(message, TO_OBJECT), 'fromWire');
+}
+
+const UNDECODABLE = Symbol('pennon.undecodable');
+
+/**
+ * What grpc-js is given to deserialize with: it answers INTERNAL for a deserializer that throws,
+ * so a message that cannot be read is handed on as its error, for the handler to answer as the
+ * InvalidArgument it is (`undecodable`).
+ */
+function tolerantDecoder(type: protobuf.Type): (bytes: Buffer) => Json {
+  return (bytes) => {
+    try {
+      return decodeMessage(type, bytes);
+    } catch (err) {
+      // Whatever stopped the reading (a length past the end, nesting past the recursion limit) is the client's mistake.
+      return { [UNDECODABLE]: isPennonError(err) ? err : invalid(`request message is not a valid ${type.name}: ${(err as Error).message}`) };
+    }
+  };
+}
+
+/** The error a request message could not be read with, if it could not. */
+export function undecodable(request: Json): unknown {
+  return (request as { [UNDECODABLE]?: unknown })[UNDECODABLE];
 }
 
 /** A JSON answer (protojson's shape) as a message's bytes. */
@@ -94,7 +118,7 @@ export function unaryDefinition(method: protobuf.Method): MethodDefinition<Json,
     requestStream: false,
     responseStream: false,
     requestSerialize: (json) => encodeMessage(request, json),
-    requestDeserialize: (bytes) => decodeMessage(request, bytes),
+    requestDeserialize: tolerantDecoder(request),
     responseSerialize: (json) => encodeMessage(response, json),
     responseDeserialize: (bytes) => decodeMessage(response, bytes),
   };
@@ -119,6 +143,8 @@ function timestampMessage(json: unknown): { seconds: number; nanos: number } {
   return { seconds: parsed.seconds, nanos: parsed.nanos };
 }
 
+// Recursive, yet bounded: protobufjs refuses messages nested past 100 levels (protoc's limit),
+// about 33 levels of JSON in a Struct, well within a request body's MAX_JSON_DEPTH.
 function valueOf(message: Json): unknown {
   if ('nullValue' in message) return null;
   if ('numberValue' in message) return message.numberValue;

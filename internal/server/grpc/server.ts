@@ -16,7 +16,7 @@ import type { HealthState } from '../health';
 import type { Operations } from '../route-table';
 import type { FlagSources } from '../sources';
 import { answerers, callRequest, type Answerer, type CallContext } from './calls';
-import { unaryDefinition } from './codec';
+import { unaryDefinition, undecodable } from './codec';
 import { protoRoot } from './protos';
 import { addReflection } from './reflection';
 
@@ -80,6 +80,8 @@ function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorL
     };
     const run = () => {
       try {
+        const unreadable = undecodable(call.request);
+        if (unreadable !== undefined) throw unreadable;
         const request = callRequest(spec, call.request, headers);
         const context: CallContext = { headers, request, startedAt };
         if (guarded) {
