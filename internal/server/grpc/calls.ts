@@ -4,8 +4,8 @@ import { decodeEvaluationRequest } from '../../wire';
 import { answerEvaluation } from '../evaluation-answer';
 import type { CallRequest, Operations } from '../route-table';
 import { ofrepBulk } from '../routes/ofrep';
-import { snapshotObject } from '../routes/snapshot-json';
 import type { FlagSources } from '../sources';
+import type { SnapshotMessages } from './snapshot-messages';
 
 /**
  * Which operation answers each gRPC method: the wire table's `rpc` names it. Most are the
@@ -47,7 +47,7 @@ export function callRequest(spec: RouteSpec, message: Json, headers: IncomingHtt
 /** HttpBody, as Flipt's metadata service answers: the JSON document as bytes. */
 const httpBody = (document: unknown) => ({ contentType: 'application/json', data: Buffer.from(JSON.stringify(document)) });
 
-export function answerers(operations: Operations, sources: FlagSources, options: { tokenMethod: boolean }): Map<string, Answerer> {
+export function answerers(operations: Operations, sources: FlagSources, snapshots: SnapshotMessages, options: { tokenMethod: boolean }): Map<string, Answerer> {
   const byRpc = new Map<string, Answerer>();
   const generic = (name: OperationName, spec: RouteSpec) => {
     const handler = operations.get(name);
@@ -60,7 +60,8 @@ export function answerers(operations: Operations, sources: FlagSources, options:
     EvaluationSnapshotNamespace: async ({ request, headers }) => {
       const accept = headers['x-flipt-accept-server-version'];
       const snapshot = await sources.of(headers).snapshots.get(request.params.key ?? '');
-      return snapshotObject(snapshot, Array.isArray(accept) ? accept[0] : accept);
+      // The message's bytes, built once per snapshot and gate (snapshot-messages.ts).
+      return snapshots.of(snapshot, Array.isArray(accept) ? accept[0] : accept);
     },
     GetInfo: async (context) => httpBody(await operations.get('GetInfo')?.(context.request, routesOf('GetInfo')[0])),
     GetConfiguration: async (context) => httpBody(await operations.get('GetConfiguration')?.(context.request, routesOf('GetConfiguration')[0])),

@@ -119,7 +119,8 @@ export function unaryDefinition(method: protobuf.Method): MethodDefinition<Json,
     responseStream: false,
     requestSerialize: (json) => encodeMessage(request, json),
     requestDeserialize: tolerantDecoder(request),
-    responseSerialize: (json) => encodeMessage(response, json),
+    // An answer already encoded (the namespace snapshot, built in slices) is sent as it is.
+    responseSerialize: (json) => (Buffer.isBuffer(json) ? json : encodeMessage(response, json)),
     responseDeserialize: (bytes) => decodeMessage(response, bytes),
   };
 }

@@ -18,6 +18,7 @@ import type { FlagSources } from '../sources';
 import { answerers, callRequest, type Answerer, type CallContext } from './calls';
 import { unaryDefinition, undecodable } from './codec';
 import { protoRoot } from './protos';
+import { SnapshotMessages } from './snapshot-messages';
 import { addReflection } from './reflection';
 
 /**
@@ -155,7 +156,7 @@ export async function startGrpcServer(health: HealthState, api: GrpcApi | null, 
     const root = await protoRoot();
     const gate = api.config.authentication.required ? new AuthGate(api.config.authentication, api.authenticator) : null;
     errors = new RequestErrorLog(logger, { now: () => api.clock.nowMicros() / 1000 });
-    const byRpc = answerers(api.operations, api.sources, { tokenMethod: api.config.authentication.methods.token.enabled });
+    const byRpc = answerers(api.operations, api.sources, new SnapshotMessages(root), { tokenMethod: api.config.authentication.methods.token.enabled });
     for (const service of servicesIn(root)) {
       const served = serviceOf(api, gate, errors, service, byRpc);
       if (served) server.addService(served.definition, served.implementation);

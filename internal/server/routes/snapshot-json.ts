@@ -102,8 +102,9 @@ export function gateKey(acceptVersion: string | undefined): string {
 }
 
 
-/** The whole snapshot as one object — the gRPC DataService's answer —, each flag as in the HTTP body's slices. */
-export function snapshotObject(snapshot: CompiledNamespace, acceptVersion: string | undefined): { namespace: { key: string }; flags: unknown[] } {
+/** The flags a slice at a time, each as in the JSON (the gRPC DataService encodes them as messages). */
+export function* snapshotFlagSlices(snapshot: CompiledNamespace, acceptVersion: string | undefined, flagsPerSlice: number): Generator<unknown[]> {
   const gate = gateOf(acceptVersion);
-  return { namespace: { key: snapshot.key }, flags: snapshot.ordered.map((f) => flagJson(f, gate)) };
+  const flags = snapshot.ordered;
+  for (let i = 0; i < flags.length; i += flagsPerSlice) yield flags.slice(i, i + flagsPerSlice).map((f) => flagJson(f, gate));
 }
