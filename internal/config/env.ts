@@ -1,21 +1,23 @@
 import type { z } from 'zod';
 
 /**
- * Maps PENNON_<SECTION>_<KEY> environment variables onto the configuration tree by walking the
- * schema, so `PENNON_SERVER_HTTP_PORT` finds `server.http_port` although both the separator and
- * the key use underscores. Values are converted to the leaf's type (numbers, booleans,
+ * Maps PENNON_<SECTION>_<KEY> environment variables — and Flipt's FLIPT_<SECTION>_<KEY>, read
+ * the same way — onto the configuration tree by walking the schema, so `PENNON_SERVER_HTTP_PORT`
+ * finds `server.http_port` although both the separator and the key use underscores. Values are converted to the leaf's type (numbers, booleans,
  * whitespace-separated lists); anything that does not convert is passed on as text so that the
  * schema reports it with the key's name.
  */
 
 export const ENV_PREFIX = 'PENNON_';
+/** Flipt's prefix: a Flipt deployment's environment works unchanged (PENNON_ wins where both set a key). */
+export const FLIPT_ENV_PREFIX = 'FLIPT_';
 
-/** Variables with the prefix that are not configuration (test settings, the config path). */
+/** Variables with a prefix that are not configuration (test settings, the config path). */
 const NOT_CONFIG = [/^PENNON_TEST_/, /^PENNON_CONFIG$/];
 
 type Tree = Record<string, unknown>;
 
-interface Def {
+export interface Def {
   type: string;
   innerType?: z.ZodType;
   in?: z.ZodType;
@@ -26,7 +28,7 @@ interface Def {
   catchall?: z.ZodType;
 }
 
-function defOf(schema: z.ZodType): Def {
+export function defOf(schema: z.ZodType): Def {
   return (schema as unknown as { def: Def }).def;
 }
 
@@ -45,17 +47,21 @@ export function unwrap(schema: z.ZodType): z.ZodType {
   }
 }
 
+/** Go's strconv.ParseBool, which Flipt's loader uses: 1, t, T, TRUE, true, True and their false twins. */
+export function goBool(raw: string): boolean | null {
+  const v = raw.trim();
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  return null;
+}
+
 function convertLeaf(schema: z.ZodType, raw: string): unknown {
   const def = defOf(unwrap(schema));
   switch (def.type) {
     case 'number':
       return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
-    case 'boolean': {
-      const v = raw.trim().toLowerCase();
-      if (v === 'true' || v === '1') return true;
-      if (v === 'false' || v === '0') return false;
-      return raw;
-    }
+    case 'boolean':
+      return goBool(raw) ?? raw;
     case 'array':
       return raw.split(/\s+/).filter((s) => s !== '');
     default:
@@ -113,13 +119,13 @@ export interface EnvResult {
   sources: Map<string, string>;
 }
 
-export function envTree(schema: z.ZodType, env: NodeJS.ProcessEnv): EnvResult {
+export function envTree(schema: z.ZodType, env: NodeJS.ProcessEnv, prefix = ENV_PREFIX): EnvResult {
   const tree: Tree = {};
   const unknown: string[] = [];
   const sources = new Map<string, string>();
   for (const [name, raw] of Object.entries(env)) {
-    if (!name.startsWith(ENV_PREFIX) || raw === undefined || NOT_CONFIG.some((re) => re.test(name))) continue;
-    const tokens = name.slice(ENV_PREFIX.length).toLowerCase().split('_').filter((t) => t !== '');
+    if (!name.startsWith(prefix) || raw === undefined || NOT_CONFIG.some((re) => re.test(name))) continue;
+    const tokens = name.slice(prefix.length).toLowerCase().split('_').filter((t) => t !== '');
     const path = resolve(schema, tokens);
     if (!path || path.length === 0) {
       unknown.push(name);

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { z } from 'zod';
-import { deepMerge, envTree } from './env';
+import { deepMerge, envTree, FLIPT_ENV_PREFIX } from './env';
 import { gitChecks } from './git';
 import { resolveReferences } from './references';
 import { defaultDatabaseUrl } from './paths';
 import { configSchema, type Config } from './schema';
+import { weaklyTyped } from './weak';
 
 /** Every problem found in a configuration, each naming its key. */
 export class ConfigError extends Error {
@@ -36,8 +37,12 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   const env = options.env ?? process.env;
   const source = options.path ?? 'defaults and environment';
   const problems: string[] = [];
-  const fileTree = options.path ? readYaml(options.path, problems) : {};
-  const { tree: fromEnv, unknown, sources } = envTree(configSchema, env);
+  const fileTree = options.path ? weaklyTyped(configSchema, readYaml(options.path, problems)) : {};
+  // A Flipt deployment's FLIPT_* variables are read as Flipt reads them; PENNON_* win over them.
+  const flipt = envTree(configSchema, env, FLIPT_ENV_PREFIX);
+  const pennon = envTree(configSchema, env);
+  const sources = new Map([...flipt.sources, ...pennon.sources]);
+  const fromEnv = deepMerge(flipt.tree, pennon.tree);
   const merged = resolveReferences(deepMerge(fileTree, fromEnv), env, problems);
 
   const parsed = configSchema.safeParse(merged);
@@ -49,7 +54,13 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.db.url === '' && config.db.protocol === '') config.db.url = defaultDatabaseUrl(env);
   config.log.encoding ??= (options.isTTY ?? process.stdout.isTTY) ? 'console' : 'json';
-  const warnings = unknown.map((name) => `environment variable ${name} names no configuration key; ignored`);
+  const warnings = [
+    ...[...flipt.sources].flatMap(([key, fliptName]) => {
+      const pennonName = pennon.sources.get(key);
+      return pennonName ? [`${pennonName} and ${fliptName} both set ${key}: ${pennonName} is used`] : [];
+    }),
+    ...[...flipt.unknown, ...pennon.unknown].map((name) => `environment variable ${name} names no configuration key; ignored`),
+  ];
   return { config, warnings };
 }
 

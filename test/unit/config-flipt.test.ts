@@ -1,0 +1,101 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../internal/config';
+
+/**
+ * A Flipt v1 deployment's configuration, read as Flipt's loader reads it: FLIPT_* variables with
+ * Flipt's mapping (PENNON_* winning, with a warning naming both), and file values converted as
+ * Flipt's weakly typed decoding converts them.
+ */
+
+function yamlFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-flipt-config-'));
+  const path = join(dir, 'config.yml');
+  writeFileSync(path, text);
+  return path;
+}
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('FLIPT_* environment variables', () => {
+  it('set the keys Flipt maps them to', () => {
+    const { config, warnings } = loadConfig({
+      env: {
+        FLIPT_SERVER_HTTP_PORT: '9090',
+        FLIPT_DB_URL: 'postgres://flipt@db:5432/flipt',
+        FLIPT_AUTHENTICATION_REQUIRED: 'true',
+        FLIPT_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'T',
+        FLIPT_CACHE_TTL: '30s',
+        FLIPT_CORS_ALLOWED_ORIGINS: 'https://a.example https://b.example',
+      },
+    });
+    expect(config.server.http_port).toBe(9090);
+    expect(config.db.url).toBe('postgres://flipt@db:5432/flipt');
+    expect(config.authentication.required).toBe(true);
+    expect(config.authentication.methods.token.enabled).toBe(true);
+    expect(config.cache.ttl).toBe(30_000);
+    expect(config.cors.allowed_origins).toEqual(['https://a.example', 'https://b.example']);
+    expect(warnings).toEqual([]);
+  });
+
+  it('PENNON_* wins where both set a key, with a warning naming both', () => {
+    const { config, warnings } = loadConfig({ env: { FLIPT_SERVER_HTTP_PORT: '9090', PENNON_SERVER_HTTP_PORT: '9191', FLIPT_SERVER_GRPC_PORT: '9292' } });
+    expect(config.server.http_port).toBe(9191);
+    expect(config.server.grpc_port).toBe(9292);
+    expect(warnings).toEqual(['PENNON_SERVER_HTTP_PORT and FLIPT_SERVER_HTTP_PORT both set server.http_port: PENNON_SERVER_HTTP_PORT is used']);
+  });
+
+  it('a FLIPT_* value of the wrong type is an error naming the variable', () => {
+    expect(problemsOf(() => loadConfig({ env: { FLIPT_SERVER_HTTP_PORT: 'eighty' } }))).toEqual([expect.stringMatching(/^server\.http_port \(from FLIPT_SERVER_HTTP_PORT\): /)]);
+  });
+});
+
+describe('a configuration file read as Flipt reads it', () => {
+  it('converts quoted numbers and booleans, numbers where text is expected, and text lists', () => {
+    const path = yamlFile(
+      [
+        'server:',
+        '  http_port: "8081"',
+        '  grpc_port: "9001"',
+        'authentication:',
+        '  required: "true"',
+        '  methods:',
+        '    token:',
+        '      enabled: "1"',
+        'cors:',
+        '  enabled: "t"',
+        '  allowed_origins: "https://a.example https://b.example"',
+        'db:',
+        '  max_open_conn: "20"',
+        '  name: 42',
+        '',
+      ].join('\n'),
+    );
+    const { config } = loadConfig({ path, env: {} });
+    expect(config.server.http_port).toBe(8081);
+    expect(config.server.grpc_port).toBe(9001);
+    expect(config.authentication.required).toBe(true);
+    expect(config.authentication.methods.token.enabled).toBe(true);
+    expect(config.cors).toMatchObject({ enabled: true, allowed_origins: ['https://a.example', 'https://b.example'] });
+    expect(config.db.max_open_conn).toBe(20);
+    expect(config.db.name).toBe('42');
+  });
+
+  it('still refuses what does not convert, naming the key', () => {
+    const path = yamlFile('server:\n  http_port: "eighty"\nauthentication:\n  required: "maybe"\n');
+    const problems = problemsOf(() => loadConfig({ path, env: {} }));
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^server\.http_port: /);
+    expect(problems[1]).toMatch(/^authentication\.required: /);
+  });
+});
