@@ -11,13 +11,16 @@ export interface GlobalOptions {
 }
 
 /**
- * Loads the configuration a command was pointed at (the --config file, then PENNON_* vars).
+ * Loads the configuration a command was pointed at (the --config file or PENNON_CONFIG, else the
+ * first of Flipt's and Pennon's default locations that exists; then FLIPT_* and PENNON_* vars).
+ * `path` is the file read, or null (defaults and the environment only).
  * Commands import the service's modules only when they run (dynamic imports): `--help` and
  * `--version` stay instant, and each command loads only what it uses.
  */
-export async function configFrom(options: GlobalOptions): Promise<{ config: Config; warnings: string[] }> {
-  const { loadConfig } = await import('../internal/config');
-  return loadConfig({ path: options.config ?? process.env.PENNON_CONFIG });
+export async function configFrom(options: GlobalOptions): Promise<{ config: Config; warnings: string[]; path: string | null }> {
+  const { findConfigFile, loadConfig } = await import('../internal/config');
+  const path = options.config ?? process.env.PENNON_CONFIG ?? findConfigFile();
+  return { ...loadConfig({ path }), path: path ?? null };
 }
 
 /**

@@ -6,13 +6,13 @@ export function configCommand(program: Command): void {
   const config = program.command('config').description('work with configuration files');
   config
     .command('validate')
-    .description('check the configuration (the --config file and PENNON_* variables); print every problem')
-    .argument('[file]', 'the file to check (default: --config)')
+    .description('check the configuration (the --config file, FLIPT_* and PENNON_* variables); print every problem')
+    .argument('[file]', 'the file to check (default: --config, else the first default location that exists)')
     .option('--json', 'print the result as JSON (the effective configuration, secrets redacted)')
     .action(async (file: string | undefined, options: { json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
-      const path = file ?? globals.config ?? process.env.PENNON_CONFIG;
-      const { loadConfig, redactedConfig } = await import('../internal/config');
+      const { findConfigFile, loadConfig, redactedConfig } = await import('../internal/config');
+      const path = file ?? globals.config ?? process.env.PENNON_CONFIG ?? findConfigFile();
       try {
         const { config, warnings } = loadConfig({ path });
         if (options.json) process.stdout.write(`${JSON.stringify({ valid: true, warnings, config: redactedConfig(config) }, null, 2)}\n`);

@@ -12,19 +12,23 @@ export function serveCommand(program: Command): void {
     .action(async (_options: object, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
-        const { config, warnings } = await configFrom(globals);
+        const { config, warnings, path } = await configFrom(globals);
         const [{ compose, startService, superviseWorkers, workerRole }, { createLogger }] = await Promise.all([import('../internal/service'), import('../internal/telemetry')]);
         const role = workerRole();
         const workers = config.server.workers === 0 ? availableParallelism() : config.server.workers;
         if (!role && workers > 1) {
           // This process supervises the workers; each of them runs this command again as a worker.
           const logger = createLogger(config.log);
+          logConfigSource(logger, path);
           for (const warning of warnings) logger.warn(warning);
           superviseWorkers({ workers, logger, args: process.argv.slice(2), afterStop: () => foldSqliteWal(config, compose) });
           return;
         }
         const logger = role ? createLogger(config.log).child({ worker: role.index }) : createLogger(config.log);
-        if (!role) for (const warning of warnings) logger.warn(warning);
+        if (!role) {
+          logConfigSource(logger, path);
+          for (const warning of warnings) logger.warn(warning);
+        }
 
         let service: RunningService | undefined;
         const starting = new AbortController();
@@ -92,4 +96,10 @@ async function foldSqliteWal(config: Config, compose: typeof Compose): Promise<v
   if (!/^(file|sqlite3?):/.test(databaseUrl(config.db))) return;
   const database = await compose(config, { only: 'database', database: 'as-is' });
   await database.close();
+}
+
+/** Which file the configuration came from, as Flipt says it (or that there was none). */
+function logConfigSource(logger: { info(obj: object, msg: string): void }, path: string | null): void {
+  if (path) logger.info({ config: path }, 'configuration file');
+  else logger.info({}, 'no configuration file found, using defaults and the environment');
 }

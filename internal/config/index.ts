@@ -2,6 +2,6 @@ export { loadConfig, ConfigError, type LoadOptions, type LoadResult } from './lo
 export { configSchema, type Config, type LogConfig, type ServerConfig, type DbConfig, type AuthenticationConfig, type StorageConfig, type CacheConfig, type MetricsConfig, type TracingConfig, type CorsConfig, type UiConfig, type GitStorageConfig, type CredentialConfig, type EnvironmentConfig } from './schema';
 export { gitStoragesOf, normaliseDirectory, remoteWithoutUserInfo } from './git';
 export { parseDuration, formatDuration } from './duration';
-export { defaultDataDir, defaultDatabaseUrl } from './paths';
+export { configFileCandidates, defaultDataDir, defaultDatabaseUrl, findConfigFile } from './paths';
 export { redactedConfig, REDACTED } from './redact';
 export { publicConfig } from './public';

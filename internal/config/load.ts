@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { z } from 'zod';
 import { deepMerge, envTree, FLIPT_ENV_PREFIX } from './env';
+import { fliptOnlyVariable, readFliptConfiguration } from './flipt-compat';
 import { gitChecks } from './git';
 import { resolveReferences } from './references';
 import { defaultDatabaseUrl } from './paths';
@@ -37,38 +38,47 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   const env = options.env ?? process.env;
   const source = options.path ?? 'defaults and environment';
   const problems: string[] = [];
-  const fileTree = options.path ? weaklyTyped(configSchema, readYaml(options.path, problems)) : {};
+  const fileTree = options.path ? readYaml(options.path, problems) : {};
   // A Flipt deployment's FLIPT_* variables are read as Flipt reads them; PENNON_* win over them.
   const flipt = envTree(configSchema, env, FLIPT_ENV_PREFIX);
   const pennon = envTree(configSchema, env);
   const sources = new Map([...flipt.sources, ...pennon.sources]);
   const fromEnv = deepMerge(flipt.tree, pennon.tree);
-  const merged = resolveReferences(deepMerge(fileTree, fromEnv), env, problems);
+  // References first (Flipt substitutes `${VAR}` before converting), then Flipt's keys and values
+  // Pennon does not have set aside, then values converted as Flipt's weakly typed decoding does.
+  const fromFlipt = readFliptConfiguration(resolveReferences(deepMerge(fileTree, fromEnv), env, problems), problems);
+  const merged = weaklyTyped(configSchema, fromFlipt.tree);
 
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) problems.push(...parsed.error.issues.flatMap((issue) => describeIssue(issue, sources)));
   if (problems.length > 0) throw new ConfigError(problems, source);
 
   const config = parsed.data as Config;
-  problems.push(...crossChecks(config));
+  problems.push(...crossChecks(config, fromFlipt.otherMethods));
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.db.url === '' && config.db.protocol === '') config.db.url = defaultDatabaseUrl(env);
   config.log.encoding ??= (options.isTTY ?? process.stdout.isTTY) ? 'console' : 'json';
   const warnings = [
+    ...fromFlipt.warnings,
+    ...(config.authentication.required && !config.authentication.methods.token.enabled && fromFlipt.otherMethods.length > 0
+      ? [`authentication.required: only ${fromFlipt.otherMethods.join(', ')} enabled, which Pennon does not implement: every API call is refused until authentication.methods.token is enabled`]
+      : []),
     ...[...flipt.sources].flatMap(([key, fliptName]) => {
       const pennonName = pennon.sources.get(key);
       return pennonName ? [`${pennonName} and ${fliptName} both set ${key}: ${pennonName} is used`] : [];
     }),
-    ...[...flipt.unknown, ...pennon.unknown].map((name) => `environment variable ${name} names no configuration key; ignored`),
+    ...flipt.unknown.map((name) => fliptOnlyVariable(name) ?? `environment variable ${name} names no configuration key of Pennon's or Flipt's; ignored`),
+    ...pennon.unknown.map((name) => `environment variable ${name} names no configuration key; ignored`),
   ];
   return { config, warnings };
 }
 
-/** Rules that span keys. */
-function crossChecks(config: Config): string[] {
+/** Rules that span keys. `otherMethods`: Flipt's sign-in methods the file enables that Pennon lacks. */
+function crossChecks(config: Config, otherMethods: string[]): string[] {
   const problems: string[] = [];
   const tokens = config.authentication.methods.token;
-  if (config.authentication.required && !tokens.enabled) {
+  // A Flipt configuration that signs in by another method loads (with its warnings), as in Flipt.
+  if (config.authentication.required && !tokens.enabled && otherMethods.length === 0) {
     problems.push('authentication.required: needs an authentication method; enable authentication.methods.token');
   }
   if (tokens.cleanup.interval <= 0) problems.push('authentication.methods.token.cleanup.interval: must be greater than 0');

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../internal/config';
+import { ConfigError, configFileCandidates, findConfigFile, loadConfig } from '../../internal/config';
 
 /**
  * A Flipt v1 deployment's configuration, read as Flipt's loader reads it: FLIPT_* variables with
@@ -97,5 +97,42 @@ describe('a configuration file read as Flipt reads it', () => {
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(/^server\.http_port: /);
     expect(problems[1]).toMatch(/^authentication\.required: /);
+  });
+});
+
+describe("FLIPT_* variables for Flipt's keys Pennon lacks", () => {
+  it('are warned about by name, and Flipt-only values mapped', () => {
+    const { config, warnings } = loadConfig({ env: { FLIPT_LOG_GRPC_LEVEL: 'debug', FLIPT_TRACING_EXPORTER: 'jaeger', FLIPT_NOT_A_KEY: '1' } });
+    expect(config.tracing.exporter).toBe('otlp');
+    expect(warnings).toEqual([
+      'tracing.exporter: jaeger is not implemented; traces are exported over OTLP (tracing.otlp.endpoint), which Jaeger accepts',
+      "environment variable FLIPT_LOG_GRPC_LEVEL: Flipt's setting, not implemented by Pennon (gRPC's own log lines are written at debug level); ignored",
+      "environment variable FLIPT_NOT_A_KEY names no configuration key of Pennon's or Flipt's; ignored",
+    ]);
+  });
+});
+
+describe('where a configuration file is looked for without --config', () => {
+  it("Flipt's locations in Flipt's order, then Pennon's own", () => {
+    expect(configFileCandidates({ XDG_CONFIG_HOME: '/home/u/.config' })).toEqual([
+      '/home/u/.config/flipt/config.yml',
+      '/etc/flipt/config/default.yml',
+      '/home/u/.config/pennon/config.yml',
+      '/etc/pennon/config.yml',
+    ]);
+  });
+
+  it('the first that exists', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pennon-find-'));
+    const env = { XDG_CONFIG_HOME: dir };
+    const present = new Set<string>();
+    const exists = (path: string) => present.has(path);
+    expect(findConfigFile(env, exists)).toBeUndefined();
+    present.add(join(dir, 'pennon', 'config.yml'));
+    expect(findConfigFile(env, exists)).toBe(join(dir, 'pennon', 'config.yml'));
+    present.add('/etc/flipt/config/default.yml');
+    expect(findConfigFile(env, exists)).toBe('/etc/flipt/config/default.yml');
+    present.add(join(dir, 'flipt', 'config.yml'));
+    expect(findConfigFile(env, exists)).toBe(join(dir, 'flipt', 'config.yml'));
   });
 });

@@ -107,7 +107,7 @@ describe('configuration', () => {
     expect(problemsOf(() => loadConfig({ env: { PENNON_TRACING_SAMPLING_RATIO: '2' } }))).toEqual([
       expect.stringMatching(/^tracing\.sampling_ratio \(from PENNON_TRACING_SAMPLING_RATIO\): .*1/),
     ]);
-    expect(problemsOf(() => loadConfig({ env: { PENNON_TRACING_PROPAGATORS: 'tracecontext b3' } }))).toEqual([
+    expect(problemsOf(() => loadConfig({ env: { PENNON_TRACING_PROPAGATORS: 'tracecontext nope' } }))).toEqual([
       expect.stringMatching(/^tracing\.propagators\.1: expected one of "tracecontext"/),
     ]);
   });

@@ -1,0 +1,118 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type Config } from '../../internal/config';
+
+/**
+ * Flipt v1.61.1's configuration cases (test/fixtures/flipt-config, rewritten from Flipt's
+ * `internal/config/testdata`): each one Flipt accepts loads here — Flipt's keys Pennon does not
+ * implement set aside with a warning each, never an error — and means what it means in Flipt.
+ * The storage types Pennon cannot serve flags from (local, object, OCI; Git over ssh) are
+ * refused with a message saying what to use instead.
+ */
+
+const DIR = resolve(__dirname, '../fixtures/flipt-config');
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return yamlFiles(path);
+    return name.endsWith('.yml') ? [relative(DIR, path)] : [];
+  });
+}
+
+const REFUSED: Record<string, RegExp> = {
+  'storage/local_provided.yml': /^storage\.type: local \(Flipt v1's local storage\) is not implemented: keep flags in the database, or in Git as Flipt v2 does/,
+  'storage/s3_full.yml': /^storage\.type: object \(Flipt v1's object storage\) is not implemented/,
+  'storage/oci_provided.yml': /^storage\.type: oci \(Flipt v1's oci storage\) is not implemented/,
+  'storage/git_provided_ssh_url.yml': /^storage\.default\.remote: must be an http:\/\/ or https:\/\/ URL/,
+};
+
+const load = (file: string, env: NodeJS.ProcessEnv = {}) => loadConfig({ path: join(DIR, file), env });
+
+/** What each accepted case must mean (the keys Pennon has), and warnings it must give. */
+const EXPECTED: Record<string, { config?: (c: Config) => void; warnings?: RegExp[] }> = {
+  'advanced.yml': {
+    config: (c) => {
+      expect(c.log).toMatchObject({ level: 'warn', file: 'testLogFile.txt', encoding: 'json' });
+      expect(c.cors).toMatchObject({ enabled: true, allowed_origins: ['foo.com', 'bar.com', 'baz.com'], allowed_headers: ['X-Some-Header', 'X-Some-Other-Header'] });
+      expect(c.cache).toMatchObject({ enabled: true, backend: 'memory', ttl: 60_000 });
+      expect(c.server).toMatchObject({ host: '127.0.0.1', http_port: 8081, grpc_port: 9001 });
+      expect(c.tracing).toMatchObject({ enabled: true, exporter: 'otlp', otlp: { endpoint: 'localhost:4318' } });
+      expect(c.db).toMatchObject({ url: 'postgres://postgres@localhost:5432/flipt?sslmode=disable', max_idle_conn: 10, max_open_conn: 50, conn_max_lifetime: 1_800_000 });
+      expect(c.authentication.required).toBe(true);
+      expect(c.authentication.methods.token).toMatchObject({ enabled: true, cleanup: { interval: 7_200_000, grace_period: 172_800_000 } });
+      // Flipt v1's Git storage, as Flipt v2's storage and environment.
+      expect(c.storage.default).toMatchObject({ remote: 'https://github.com/flipt-io/flipt.git', branch: 'production', poll_interval: 5000, credentials: 'default' });
+      expect(c.credentials.default).toMatchObject({ type: 'basic', basic: { username: 'user', password: 'pass' } });
+      expect(c.environments.default).toMatchObject({ storage: 'default', default: true });
+    },
+    warnings: [
+      /^audit: Flipt's setting, not implemented by Pennon \(there are no audit sinks yet\); ignored$/,
+      /^log\.keys: /,
+      /^meta: /,
+      /^authorization: /,
+      /^experimental: /,
+      /^server\.protocol: https is not served yet/,
+      /^server\.https_port: /,
+      /^server\.cert_file: /,
+      /^server\.cert_key: /,
+      /^authentication\.session: /,
+      /^authentication\.methods\.oidc: /,
+      /^authentication\.methods\.github: /,
+      /^authentication\.methods\.kubernetes: /,
+      /^storage\.type: git/,
+    ],
+  },
+  'database.yml': { config: (c) => expect(c.db).toMatchObject({ protocol: 'mysql', host: 'localhost', port: 3306, name: 'flipt', user: 'flipt', password: 's3cr3t!' }) },
+  'authentication/token_bootstrap_token.yml': { config: (c) => expect(c.authentication.methods.token.bootstrap).toMatchObject({ token: 's3cr3t!', expiration: 86_400_000 }), warnings: [] },
+  'cache/redis.yml': { config: (c) => expect(c.cache.redis).toMatchObject({ host: 'localhost', port: 6378, require_tls: true, db: 1, pool_size: 50, min_idle_conn: 2, conn_max_idle_time: 600_000, net_timeout: 500 }), warnings: [] },
+  'cache/redis-ca-bytes.yml': { config: (c) => expect(c.cache.redis.ca_cert_bytes).toBe('pemblock\n') },
+  'deprecated/tracing_jaeger.yml': { config: (c) => expect(c.tracing).toMatchObject({ enabled: true, exporter: 'otlp' }), warnings: [/^tracing\.exporter: jaeger is not implemented; traces are exported over OTLP/] },
+  'deprecated/ui_disabled.yml': { config: (c) => expect(c.ui.enabled).toBe(false), warnings: [] },
+  'metrics/otlp.yml': { config: (c) => expect(c.metrics.exporter).toBe('prometheus'), warnings: [/^metrics\.exporter: otlp is not implemented/, /^metrics\.otlp: /] },
+  'server/grpc_keepalive.yml': { config: (c) => expect(c.server).toMatchObject({ grpc_conn_max_idle_time: 3_600_000, grpc_conn_max_age: 30_000, grpc_conn_max_age_grace: 10_000 }), warnings: [] },
+  'storage/git_provided_with_directory.yml': { config: (c) => expect(c.environments.default).toMatchObject({ storage: 'default', directory: 'baz' }) },
+  'storage/git_provided_with_ref_type.yml': { warnings: [/^storage\.git\.ref_type: /, /^storage\.type: git/] },
+  'storage/git_provided_with_backend_type.yml': { config: (c) => expect(c.storage.default).toMatchObject({ backend: { type: 'local', path: '/path/to/gitdir' } }) },
+  'storage/git_token_auth.yml': { config: (c) => expect(c.credentials.default).toMatchObject({ type: 'access_token', access_token: 'abc123' }) },
+  'tracing/otlp.yml': { config: (c) => expect(c.tracing).toMatchObject({ sampling_ratio: 0.5, otlp: { endpoint: 'http://localhost:9999', headers: { 'api-key': 'test-key' } } }), warnings: [] },
+  'tracing/zipkin.yml': { warnings: [/^tracing\.exporter: zipkin is not implemented/, /^tracing\.zipkin: /] },
+  'ui/topbar_color.yml': { warnings: [/^ui\.topbar: /] },
+  'authentication/kubernetes.yml': {
+    config: (c) => expect(c.authentication).toMatchObject({ required: true, methods: { token: { enabled: false } } }),
+    warnings: [/^authentication\.methods\.kubernetes: /, /^authentication\.required: only kubernetes enabled, which Pennon does not implement: every API call is refused until authentication\.methods\.token is enabled$/],
+  },
+  'version/v1.yml': { config: (c) => expect(c.version).toBe('1.0'), warnings: [] },
+};
+
+describe("Flipt v1.61.1's configuration cases", () => {
+  const files = yamlFiles(DIR);
+  it('has every case', () => expect(files.length).toBeGreaterThanOrEqual(40));
+
+  for (const file of files) {
+    const refused = REFUSED[file];
+    it(`${file}: ${refused ? 'refused, saying what to use instead' : 'loads'}`, () => {
+      const env = file === 'envsubst.yml' ? { HTTP_PORT: '18080', LOG_FORMAT: 'json' } : {};
+      if (refused) {
+        let problems: string[] = [];
+        try {
+          load(file, env);
+        } catch (err) {
+          if (!(err instanceof ConfigError)) throw err;
+          problems = err.problems;
+        }
+        expect(problems).toEqual([expect.stringMatching(refused)]);
+        return;
+      }
+      const { config, warnings } = load(file, env);
+      const expected = EXPECTED[file];
+      expected?.config?.(config);
+      if (expected?.warnings) {
+        expect(warnings).toHaveLength(expected.warnings.length);
+        for (const pattern of expected.warnings) expect(warnings).toContainEqual(expect.stringMatching(pattern));
+      }
+      if (file === 'envsubst.yml') expect([config.server.http_port, config.log.encoding]).toEqual([18080, 'json']);
+    });
+  }
+});
