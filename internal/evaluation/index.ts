@@ -3,6 +3,7 @@
 export * from './types';
 export { NamespaceCompiler, compileNamespace, compileSegment, groupByFlag, patchNamespace } from './compile';
 export { evaluateVariant, evaluateBoolean } from './evaluate';
+export { compareNamespaces, contextsFor, type Equivalence, type EvaluationDifference } from './equivalence';
 export { compileMatcher, diagnose, type Matcher } from './matchers';
 export { crc32, variantBucket, thresholdValue, bucketBounds } from './hash';
 export { newTrace, type FlagTrace, type StepTrace, type SegmentTrace, type ConstraintTrace } from './trace';

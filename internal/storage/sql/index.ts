@@ -5,7 +5,7 @@ import { openCockroach } from './dialects/cockroach';
 import { openMysql } from './dialects/mysql';
 import { DEFAULT_POOL, type PoolOptions } from './dialects/pool';
 import { openPostgres } from './dialects/postgres';
-import { openSqlite } from './dialects/sqlite';
+import { openSqlite, openSqliteReadOnly } from './dialects/sqlite';
 import { createSqlStore, type SqlStore } from './store';
 
 export type { SqlStore } from './store';
@@ -15,6 +15,8 @@ export { migrate, pendingMigrations, prepareSchema, PendingMigrationsError, Inco
 export { sqlitePath } from './dialects/sqlite';
 export { DEFAULT_MAX_OPEN, DEFAULT_POOL, STATEMENT_GRACE_MS, type PoolOptions } from './dialects/pool';
 export { DatabaseBreaker, PROBE_INTERVAL_MS, PROBE_TIMEOUT_MS } from './breaker';
+export { readFliptV1, type FliptV1Contents } from './flipt-v1/read';
+export { copyFliptV1, type CopyCounts } from './flipt-v1/copy';
 
 /**
  * Opens the database a `db.url` names, in the forms Flipt accepts: `file:`/`sqlite:` (SQLite),
@@ -49,4 +51,13 @@ export function openDatabase(url: string, pool: PoolOptions = DEFAULT_POOL): Con
  */
 export function storeFor(conn: Pick<Connection, 'db' | 'adapter'>, clock: Clock, breaker: DatabaseBreaker | null = null): SqlStore {
   return createSqlStore({ root: conn.db, clock, dialect: conn.adapter, breaker });
+}
+
+/**
+ * A Flipt v1 database by the URL Flipt names it with, opened to be read only: a SQLite file
+ * read-only and untouched (no pragma that would change it), the others as usual — only SELECTs
+ * are run on it.
+ */
+export function openFliptDatabase(url: string): Connection {
+  return /^(file|sqlite3?):/i.test(url) ? openSqliteReadOnly(url) : openDatabase(url, DEFAULT_POOL);
 }

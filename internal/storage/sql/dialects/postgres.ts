@@ -84,13 +84,26 @@ async function loadPg(): Promise<Pg> {
   return mod.default ?? mod;
 }
 
-/** Numbers as numbers: int8 (COUNT, BIGINT timestamps) and numeric come back as strings by default. */
+/**
+ * Numbers as numbers: int8 (COUNT, BIGINT timestamps) and numeric come back as strings by default.
+ * SQL timestamps and JSON as their text: pg would read a `timestamp` without time zone as local
+ * time, and JSONB as an object (losing the text Flipt served, a variant attachment's). Pennon's
+ * own tables have neither — only a Flipt v1 database read by `migrate --from-flipt` does.
+ */
 function typeParsers(pg: Pg): ClientConfig['types'] {
   const INT8 = 20;
   const NUMERIC = 1700;
+  const TIMESTAMP = 1114;
+  const TIMESTAMPTZ = 1184;
+  const JSON_TYPE = 114;
+  const JSONB = 3802;
   return {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      oid === INT8 || oid === NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as never,
+      oid === INT8 || oid === NUMERIC
+        ? (value: string) => Number(value)
+        : oid === TIMESTAMP || oid === TIMESTAMPTZ || oid === JSON_TYPE || oid === JSONB
+          ? (value: string) => value
+          : pg.types.getTypeParser(oid, format as 'text')) as never,
   };
 }
 

@@ -141,3 +141,34 @@ export function openSqlite(url: string, statementTimeoutMs = DEFAULT_STATEMENT_T
     },
   };
 }
+
+/**
+ * Another program's SQLite file opened only to be read (a Flipt v1 database, for `migrate
+ * --from-flipt`): read-only, the file must exist, and none of the pragmas above, which would
+ * change it (journal_mode persists in the file).
+ */
+export function openSqliteReadOnly(url: string): Connection {
+  const path = sqlitePath(url);
+  let raw: BetterSqlite3.Database;
+  try {
+    raw = new BetterSqlite3(path, { readonly: true, fileMustExist: true, nativeBinding: sqliteAddon() as string });
+  } catch (err) {
+    throw new Error(`cannot open the SQLite database ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(raw) }) });
+  return {
+    db,
+    adapter: adapterFor(raw),
+    describe: `sqlite ${path} (read-only)`,
+    runScript: async () => {
+      throw new Error(`${path} is open read-only`);
+    },
+    transactionalDdl: true,
+    hasTable: async (name) => raw.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined,
+    withMigrationLock: async (fn) => fn(),
+    close: async () => {
+      await db.destroy();
+      if (raw.open) raw.close();
+    },
+  };
+}
