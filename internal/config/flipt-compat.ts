@@ -24,10 +24,6 @@ const NOT_IMPLEMENTED: readonly (readonly [string, string])[] = [
   ['authorization', 'no policy engine: a token acts on everything, or on its one namespace'],
   ['experimental', 'Flipt v1.61.1 ignores it too'],
   ['server.cloud', 'Flipt ignores it too'],
-  ['server.protocol', 'HTTPS is not served yet: plain HTTP on server.http_port'],
-  ['server.https_port', 'HTTPS is not served yet: plain HTTP on server.http_port'],
-  ['server.cert_file', 'HTTPS is not served yet: plain HTTP on server.http_port'],
-  ['server.cert_key', 'HTTPS is not served yet: plain HTTP on server.http_port'],
   ['db.migrations_path', 'Flipt ignores it too: migrations are built in'],
   ['db.migrations', 'Flipt ignores it too: migrations are built in'],
   ['cache.memory.enabled', 'Flipt ignores it too: cache.enabled turns the cache on'],
@@ -91,11 +87,6 @@ function enabledOtherMethods(tree: Tree): string[] {
 
 /** Flipt-only values of keys Pennon has. */
 function mapValues(tree: Tree, warnings: string[]): void {
-  const server = tree.server;
-  if (isTree(server) && server.protocol !== undefined) {
-    if (server.protocol !== 'http') warnings.push(`server.protocol: ${String(server.protocol)} is not served yet: plain HTTP on server.http_port; ignored`);
-    delete server.protocol;
-  }
   const tracing = tree.tracing;
   if (isTree(tracing)) {
     if (tracing.exporter === 'jaeger' || tracing.exporter === 'zipkin') {

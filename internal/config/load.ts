@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { z } from 'zod';
 import { deepMerge, envTree, FLIPT_ENV_PREFIX } from './env';
@@ -83,7 +83,7 @@ function crossChecks(config: Config, otherMethods: string[]): string[] {
   }
   if (tokens.cleanup.interval <= 0) problems.push('authentication.methods.token.cleanup.interval: must be greater than 0');
   if (tokens.cleanup.grace_period <= 0) problems.push('authentication.methods.token.cleanup.grace_period: must be greater than 0');
-  problems.push(...gitChecks(config));
+  problems.push(...gitChecks(config), ...httpsChecks(config));
   return problems;
 }
 
@@ -120,4 +120,16 @@ function describeIssue(issue: z.core.$ZodIssue, sources: Map<string, string>): s
   const message = issue.message.replace(/^Invalid input: /, '').replace(/^Invalid option: /, '');
   const from = sources.get(at);
   return [`${at || '(top level)'}${from ? ` (from ${from})` : ''}: ${message}`];
+}
+
+/** `protocol: https` needs its certificate and key, readable (Flipt's check, with our words). */
+function httpsChecks(config: Config): string[] {
+  if (config.server.protocol !== 'https') return [];
+  const problems: string[] = [];
+  for (const key of ['cert_file', 'cert_key'] as const) {
+    const path = config.server[key];
+    if (path === '') problems.push(`server.${key}: required when server.protocol is https (a PEM file)`);
+    else if (!existsSync(path)) problems.push(`server.${key}: ${path} does not exist`);
+  }
+  return problems;
 }

@@ -51,7 +51,13 @@ const log = z.strictObject({
 
 const server = z.strictObject({
   host: z.string().default('0.0.0.0'),
+  /** Flipt's: `https` serves the API over TLS on https_port (HTTP/1.1) and gRPC with TLS on grpc_port. */
+  protocol: z.enum(['http', 'https']).default('http'),
   http_port: port(8080),
+  https_port: port(443),
+  /** The certificate chain and private key (PEM files) for `protocol: https`. */
+  cert_file: z.string().default(''),
+  cert_key: z.string().default(''),
   grpc_port: port(9000),
   shutdown_timeout: duration('5s'),
   /** Flipt's gRPC keepalive: a connection idle this long, or open this long (then given the grace to finish its calls), is closed; 0 never. */

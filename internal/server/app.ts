@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import compress from '@fastify/compress';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -106,7 +108,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const counted = deps.metrics ? measured(both, deps.metrics) : both;
       // Answers say Connection: close while draining, and no connection is reset (drain.ts).
       const outermost = drain.handler(deps.tracing ? deps.tracing.requests(counted) : counted);
-      return drain.attach(createServer({ ServerResponse: drain.Response }, outermost));
+      const { server } = deps.config;
+      // HTTPS (`server.protocol: https`): the same handler over TLS; an https.Server is an http.Server on a TLS listener.
+      const listener =
+        server.protocol === 'https'
+          ? (createHttpsServer({ ServerResponse: drain.Response, cert: readFileSync(server.cert_file), key: readFileSync(server.cert_key) }, outermost) as unknown as Server)
+          : createServer({ ServerResponse: drain.Response }, outermost);
+      return drain.attach(listener);
     },
     ...(accessLog && { loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: false }) }),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },

@@ -106,12 +106,15 @@ function listen(services: Services, app: FastifyInstance): () => Promise<{ url: 
     const api = { ...services, operations: app.operations };
     const grpc = await startGrpcServer(health, api, config.server.host, config.server.grpc_port, logger);
     services.onClose('grpc server', () => grpc.close());
-    await app.listen({ host: config.server.host, port: config.server.http_port }).catch((err: { code?: string }) => {
-      throw err.code === 'EADDRINUSE' ? new Error(`server.http_port ${config.server.http_port} on ${config.server.host} is in use (EADDRINUSE)`) : err;
+    // As Flipt: HTTPS on https_port instead of HTTP on http_port.
+    const https = config.server.protocol === 'https';
+    const [portKey, configured] = https ? ['https_port', config.server.https_port] : ['http_port', config.server.http_port];
+    await app.listen({ host: config.server.host, port: configured }).catch((err: { code?: string }) => {
+      throw err.code === 'EADDRINUSE' ? new Error(`server.${portKey} ${configured} on ${config.server.host} is in use (EADDRINUSE)`) : err;
     });
     const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.server.http_port;
+    const port = typeof address === 'object' && address ? address.port : configured;
     const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
-    return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, grpcPort: grpc.port, grpc };
+    return { url: `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`, grpcPort: grpc.port, grpc };
   };
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { credentials, loadPackageDefinition, Metadata, type Client, type ChannelOptions, type ServiceError } from '@grpc/grpc-js';
+import { credentials, loadPackageDefinition, Metadata, type ChannelCredentials, type Client, type ChannelOptions, type ServiceError } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 
 /**
@@ -20,7 +20,7 @@ function packages(): Record<string, any> {
 }
 
 /** The client constructor of a service by its full name (`flipt.evaluation.EvaluationService`). */
-function serviceClient(service: string): new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: ChannelOptions) => Client {
+function serviceClient(service: string): new (address: string, creds: ChannelCredentials, options?: ChannelOptions) => Client {
   let node: any = packages();
   for (const part of service.split('.')) node = node[part];
   if (typeof node !== 'function') throw new Error(`${service} is not in the .proto files`);
@@ -34,17 +34,19 @@ export class GrpcClient {
     private readonly port: number,
     private token: string | null = null,
     private readonly options: ChannelOptions = {},
+    /** TLS for a server with `server.protocol: https`; plaintext otherwise. */
+    private readonly channel: ChannelCredentials = credentials.createInsecure(),
   ) {}
 
   withToken(token: string | null): GrpcClient {
-    return new GrpcClient(this.port, token, this.options);
+    return new GrpcClient(this.port, token, this.options, this.channel);
   }
 
   private client(service: string): Client {
     let client = this.clients.get(service);
     if (!client) {
       const Ctor = serviceClient(service);
-      client = new Ctor(`127.0.0.1:${this.port}`, credentials.createInsecure(), this.options);
+      client = new Ctor(`127.0.0.1:${this.port}`, this.channel, this.options);
       this.clients.set(service, client);
     }
     return client;

@@ -37,7 +37,7 @@ const EXPECTED: Record<string, { config?: (c: Config) => void; warnings?: RegExp
       expect(c.log).toMatchObject({ level: 'warn', file: 'testLogFile.txt', encoding: 'json' });
       expect(c.cors).toMatchObject({ enabled: true, allowed_origins: ['foo.com', 'bar.com', 'baz.com'], allowed_headers: ['X-Some-Header', 'X-Some-Other-Header'] });
       expect(c.cache).toMatchObject({ enabled: true, backend: 'memory', ttl: 60_000 });
-      expect(c.server).toMatchObject({ host: '127.0.0.1', http_port: 8081, grpc_port: 9001 });
+      expect(c.server).toMatchObject({ protocol: 'https', host: '127.0.0.1', http_port: 8081, https_port: 8080, grpc_port: 9001, cert_file: './test/fixtures/tls/cert.pem' });
       expect(c.tracing).toMatchObject({ enabled: true, exporter: 'otlp', otlp: { endpoint: 'localhost:4318' } });
       expect(c.db).toMatchObject({ url: 'postgres://postgres@localhost:5432/flipt?sslmode=disable', max_idle_conn: 10, max_open_conn: 50, conn_max_lifetime: 1_800_000 });
       expect(c.authentication.required).toBe(true);
@@ -53,10 +53,6 @@ const EXPECTED: Record<string, { config?: (c: Config) => void; warnings?: RegExp
       /^meta: /,
       /^authorization: /,
       /^experimental: /,
-      /^server\.protocol: https is not served yet/,
-      /^server\.https_port: /,
-      /^server\.cert_file: /,
-      /^server\.cert_key: /,
       /^authentication\.session: /,
       /^authentication\.methods\.oidc: /,
       /^authentication\.methods\.github: /,

@@ -136,3 +136,13 @@ describe('where a configuration file is looked for without --config', () => {
     expect(findConfigFile(env, exists)).toBe(join(dir, 'flipt', 'config.yml'));
   });
 });
+
+describe('server.protocol: https', () => {
+  it('needs its certificate and key, and says which is missing or absent', () => {
+    const missing = problemsOf(() => loadConfig({ env: { PENNON_SERVER_PROTOCOL: 'https' } }));
+    expect(missing).toEqual(['server.cert_file: required when server.protocol is https (a PEM file)', 'server.cert_key: required when server.protocol is https (a PEM file)']);
+    const absent = problemsOf(() => loadConfig({ env: { FLIPT_SERVER_PROTOCOL: 'https', FLIPT_SERVER_CERT_FILE: '/nonexistent/cert.pem', FLIPT_SERVER_CERT_KEY: '/nonexistent/key.pem' } }));
+    expect(absent).toEqual(['server.cert_file: /nonexistent/cert.pem does not exist', 'server.cert_key: /nonexistent/key.pem does not exist']);
+    expect(problemsOf(() => loadConfig({ env: { PENNON_SERVER_PROTOCOL: 'HTTPS' } }))[0]).toMatch(/^server\.protocol \(from PENNON_SERVER_PROTOCOL\): expected one of "http"\|"https"/);
+  });
+});

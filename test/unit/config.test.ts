@@ -26,7 +26,11 @@ describe('configuration', () => {
     const { config } = loadConfig({ env: { HOME: '/home/ada' }, isTTY: false });
     expect(config.server).toEqual({
       host: '0.0.0.0',
+      protocol: 'http',
       http_port: 8080,
+      https_port: 443,
+      cert_file: '',
+      cert_key: '',
       grpc_port: 9000,
       shutdown_timeout: 5000,
       grpc_conn_max_idle_time: 0,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Server, ServerCredentials, setLogger, status as GrpcStatus, type Metadata, type ServerUnaryCall, type sendUnaryData, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
@@ -130,6 +131,12 @@ function servicesIn(namespace: protobuf.NamespaceBase): protobuf.Service[] {
   return found;
 }
 
+/** TLS with the HTTP server's certificate when `server.protocol` is https, as Flipt's gRPC server has. */
+function credentialsFor(config: Config['server'] | undefined): ServerCredentials {
+  if (config?.protocol !== 'https') return ServerCredentials.createInsecure();
+  return ServerCredentials.createSsl(null, [{ cert_chain: readFileSync(config.cert_file), private_key: readFileSync(config.cert_key) }], false);
+}
+
 function serverOptions(config: Config['server']): Record<string, number> {
   const options: Record<string, number> = {
     'grpc.max_receive_message_length': config.grpc_max_recv_msg_size,
@@ -165,7 +172,7 @@ export async function startGrpcServer(health: HealthState, api: GrpcApi | null, 
   }
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, ServerCredentials.createInsecure(), (err, actual) => {
+    server.bindAsync(address, credentialsFor(api?.config.server), (err, actual) => {
       if (err) {
         const inUse = /EADDRINUSE|address already in use|No address added/i.test(err.message);
         reject(new Error(inUse ? `server.grpc_port ${port} on ${host} is in use (EADDRINUSE)` : `cannot listen for gRPC on ${address}: ${err.message}`));
