@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import compress from '@fastify/compress';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -26,6 +25,7 @@ import { RequestErrorLog } from './error-log';
 import { fastLane } from './fast-lane';
 import { healthLane } from './health-lane';
 import { Drain } from './drain';
+import { secureServer } from './secure-server';
 import { authRoutes } from './routes/auth';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { SnapshotBodies } from './routes/snapshot-body';
@@ -109,10 +109,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // Answers say Connection: close while draining, and no connection is reset (drain.ts).
       const outermost = drain.handler(deps.tracing ? deps.tracing.requests(counted) : counted);
       const { server } = deps.config;
-      // HTTPS (`server.protocol: https`): the same handler over TLS; an https.Server is an http.Server on a TLS listener.
+      // HTTPS (`server.protocol: https`): the same handler, HTTP/2 or HTTP/1.1 over TLS (secure-server.ts).
       const listener =
         server.protocol === 'https'
-          ? (createHttpsServer({ ServerResponse: drain.Response, cert: readFileSync(server.cert_file), key: readFileSync(server.cert_key) }, outermost) as unknown as Server)
+          ? secureServer({ cert: readFileSync(server.cert_file), key: readFileSync(server.cert_key) }, drain.Response, outermost)
           : createServer({ ServerResponse: drain.Response }, outermost);
       return drain.attach(listener);
     },

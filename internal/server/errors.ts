@@ -1,11 +1,11 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { isPennonError, type ErrorKind, type PennonError } from '../core';
 import type { ErrorJson, OfrepErrorJson } from '../wire';
 import type { RequestErrorLog } from './error-log';
-import { drainThenClose } from './oversized';
+import { connectionHeaderAllowed, drainThenClose } from './oversized';
 
 /**
  * The one place where errors become HTTP responses: Flipt's grpc-gateway body
@@ -72,7 +72,7 @@ export function wwwAuthenticate(message: string): string {
 
 /** A 413 for the body's size closes the connection once the rest of the upload is read (oversized.ts). */
 export function closeAfterOversized(request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('connection', 'close');
+  if (connectionHeaderAllowed(request.raw)) reply.header('connection', 'close');
   drainThenClose(request.raw, request.routeOptions.bodyLimit);
 }
 
@@ -94,7 +94,7 @@ export function writeError(res: ServerResponse, status: number, code: number, me
   const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(json) };
   if (options.requestId) headers['x-request-id'] = options.requestId;
   if (status === 401) headers['www-authenticate'] = wwwAuthenticate(message);
-  if (options.close) headers.connection = 'close';
+  if (options.close && connectionHeaderAllowed((res as ServerResponse & { req?: IncomingMessage }).req)) headers.connection = 'close';
   res.writeHead(status, headers);
   res.end(json);
 }

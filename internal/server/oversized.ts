@@ -24,13 +24,28 @@ export const DRAIN_MS = 5000;
 const DRAINING = Symbol('pennon.draining');
 type Draining = Socket & { [DRAINING]?: true };
 
+/** Whether a `Connection` header may be written (HTTP/2 forbids it: its connections carry many streams). */
+export function connectionHeaderAllowed(req: IncomingMessage | undefined): boolean {
+  return req?.httpVersionMajor !== 2;
+}
+
 /**
  * Call when refusing a request for its body size, before the answer is written (the answer
- * must say `Connection: close`). Reads and discards the rest of the body; the socket is closed
+ * must say `Connection: close`; over HTTP/2 the stream is cancelled once answered instead). Reads and discards the rest of the body; the socket is closed
  * once both the answer is written and the upload has ended, or at once when the upload passes
  * drainBound(bodyLimit) bytes or DRAIN_MS.
  */
 export function drainThenClose(req: IncomingMessage, bodyLimit: number): void {
+  // HTTP/2: the connection carries other streams; this stream alone ends once answered.
+  const stream = (req as IncomingMessage & { stream?: { close(code?: number): void; destroyed: boolean } }).stream;
+  if (req.httpVersionMajor === 2 && stream) {
+    const res = (req as IncomingMessage & { res?: { once(event: 'finish', fn: () => void): void } }).res;
+    res?.once('finish', () => {
+      if (!stream.destroyed) stream.close(0x8); // NGHTTP2_CANCEL: the rest of the upload is not wanted
+    });
+    req.resume();
+    return;
+  }
   const socket = req.socket as Draining | null;
   if (!socket || socket.destroyed || socket[DRAINING]) return;
   socket[DRAINING] = true;
