@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import type { Config } from '../internal/config';
 import { configFrom, EXIT, fail, type GlobalOptions } from './common';
 
 interface MigrateOptions {
@@ -43,7 +44,7 @@ export function migrateCommand(program: Command): void {
     });
 }
 
-async function fromFlipt(url: string, config: Awaited<ReturnType<typeof configFrom>>['config'], options: MigrateOptions): Promise<void> {
+async function fromFlipt(url: string, config: Config, options: MigrateOptions): Promise<void> {
   const [{ migrateFromFlipt }, { systemClock }] = await Promise.all([import('../internal/service/flipt-migration'), import('../internal/core')]);
   const report = await migrateFromFlipt(url, config.db, systemClock(), { drop: options.drop === true, verify: options.verify === true, entities: options.entities });
   const counts = Object.entries(report.counts).map(([kind, n]) => `${n} ${kind}`).join(', ');

@@ -152,6 +152,7 @@ export function deepMerge(base: unknown, over: unknown): unknown {
   return over === undefined ? base : over;
 }
 
-function isPlainObject(v: unknown): v is Tree {
+/** A mapping of keys (not an array, not null): a configuration section. */
+export function isPlainObject(v: unknown): v is Tree {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

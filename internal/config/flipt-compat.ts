@@ -1,4 +1,4 @@
-import { FLIPT_ENV_PREFIX } from './env';
+import { FLIPT_ENV_PREFIX, isPlainObject as isTree } from './env';
 
 /**
  * A Flipt v1.61.1 configuration read as is. Flipt's keys that Pennon implements mean what they
@@ -38,10 +38,6 @@ const NOT_IMPLEMENTED: readonly (readonly [string, string])[] = [
   ['authentication.methods.kubernetes', 'only the token method is implemented'],
   ['authentication.methods.jwt', 'only the token method is implemented'],
 ];
-
-function isTree(value: unknown): value is Tree {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function warnNotImplemented(path: string, instead: string): string {
   return `${path}: Flipt's setting, not implemented by Pennon (${instead}); ignored`;

@@ -54,32 +54,30 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   if (problems.length > 0) throw new ConfigError(problems, source);
 
   const config = parsed.data as Config;
-  problems.push(...crossChecks(config, fromFlipt.otherMethods));
+  const warnings = [...fromFlipt.warnings];
+  problems.push(...crossChecks(config, fromFlipt.otherMethods, warnings));
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.db.url === '' && config.db.protocol === '') config.db.url = defaultDatabaseUrl(env);
   config.log.encoding ??= (options.isTTY ?? process.stdout.isTTY) ? 'console' : 'json';
-  const warnings = [
-    ...fromFlipt.warnings,
-    ...(config.authentication.required && !config.authentication.methods.token.enabled && fromFlipt.otherMethods.length > 0
-      ? [`authentication.required: only ${fromFlipt.otherMethods.join(', ')} enabled, which Pennon does not implement: every API call is refused until authentication.methods.token is enabled`]
-      : []),
+  warnings.push(
     ...[...flipt.sources].flatMap(([key, fliptName]) => {
       const pennonName = pennon.sources.get(key);
       return pennonName ? [`${pennonName} and ${fliptName} both set ${key}: ${pennonName} is used`] : [];
     }),
     ...flipt.unknown.map((name) => fliptOnlyVariable(name) ?? `environment variable ${name} names no configuration key of Pennon's or Flipt's; ignored`),
     ...pennon.unknown.map((name) => `environment variable ${name} names no configuration key; ignored`),
-  ];
+  );
   return { config, warnings };
 }
 
 /** Rules that span keys. `otherMethods`: Flipt's sign-in methods the file enables that Pennon lacks. */
-function crossChecks(config: Config, otherMethods: string[]): string[] {
+function crossChecks(config: Config, otherMethods: string[], warnings: string[]): string[] {
   const problems: string[] = [];
   const tokens = config.authentication.methods.token;
-  // A Flipt configuration that signs in by another method loads (with its warnings), as in Flipt.
-  if (config.authentication.required && !tokens.enabled && otherMethods.length === 0) {
-    problems.push('authentication.required: needs an authentication method; enable authentication.methods.token');
+  if (config.authentication.required && !tokens.enabled) {
+    // A Flipt configuration that signs in by another method loads (with a warning), as in Flipt.
+    if (otherMethods.length === 0) problems.push('authentication.required: needs an authentication method; enable authentication.methods.token');
+    else warnings.push(`authentication.required: only ${otherMethods.join(', ')} enabled, which Pennon does not implement: every API call is refused until authentication.methods.token is enabled`);
   }
   if (tokens.cleanup.interval <= 0) problems.push('authentication.methods.token.cleanup.interval: must be greater than 0');
   if (tokens.cleanup.grace_period <= 0) problems.push('authentication.methods.token.cleanup.grace_period: must be greater than 0');

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { defOf, goBool, unwrap } from './env';
+import { defOf, goBool, isPlainObject as isTree, unwrap } from './env';
 
 /**
  * Values of a configuration file converted to the types the schema expects, as Flipt's loader
@@ -43,8 +43,4 @@ export function weaklyTyped(schema: z.ZodType, value: unknown): unknown {
 /** mapstructure's weak text of a scalar: a boolean is "1" or "0". */
 function weakText(value: number | boolean): string {
   return typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
-}
-
-function isTree(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

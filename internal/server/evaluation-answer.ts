@@ -14,7 +14,7 @@ import { booleanOf, flagFor, variantOf } from './observed-evaluation';
 
 /**
  * The answer to one `/evaluate/v1` variant or boolean request, whoever carries it: the fast
- * lane at the HTTP server and the Fastify routes alike (and, later, gRPC). No validation of
+ * lane at the HTTP server, the Fastify routes and the gRPC server alike. No validation of
  * the request (an empty entity id is allowed, an empty flag key is simply not found), as in
  * Flipt. Synchronous when the namespace's snapshot is fresh, so the hot path never waits on a
  * promise; a promise while the snapshot is being (re)loaded. Errors are thrown (or rejected)

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { constants, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 
 /**
@@ -37,11 +38,11 @@ export function connectionHeaderAllowed(req: IncomingMessage | undefined): boole
  */
 export function drainThenClose(req: IncomingMessage, bodyLimit: number): void {
   // HTTP/2: the connection carries other streams; this stream alone ends once answered.
-  const stream = (req as IncomingMessage & { stream?: { close(code?: number): void; destroyed: boolean } }).stream;
+  const stream = (req as IncomingMessage & { stream?: ServerHttp2Stream }).stream;
   if (req.httpVersionMajor === 2 && stream) {
-    const res = (req as IncomingMessage & { res?: { once(event: 'finish', fn: () => void): void } }).res;
-    res?.once('finish', () => {
-      if (!stream.destroyed) stream.close(0x8); // NGHTTP2_CANCEL: the rest of the upload is not wanted
+    // Once the answer is written, the rest of the upload is refused (RST_STREAM CANCEL).
+    stream.once('finish', () => {
+      if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
     });
     req.resume();
     return;

@@ -82,9 +82,35 @@ interface FlagSeries {
   last: { type: string; match: boolean; reason: string; value: string; segments: readonly string[]; counter: { value: number } } | null;
 }
 
-interface HttpSeries {
+interface TimedSeries {
   count: { value: number };
   duration: HistogramSeries;
+}
+
+/** Requests counted and timed by a bounded key (HTTP by route pattern and status, gRPC by method and code). */
+class TimedRequests {
+  private readonly series = new Map<string, TimedSeries>();
+
+  constructor(
+    readonly count: TallyCounter,
+    readonly duration: TallyHistogram,
+  ) {}
+
+  /** The series of `key`, if it has been seen (called per request: nothing is allocated). */
+  get(key: string): TimedSeries | undefined {
+    return this.series.get(key);
+  }
+
+  add(key: string, labels: Record<string, string>): TimedSeries {
+    const series = { count: this.count.seriesFor(key, () => labels), duration: this.duration.seriesFor(key, () => labels) };
+    this.series.set(key, series);
+    return series;
+  }
+
+  record(series: TimedSeries, seconds: number): void {
+    series.count.value++;
+    this.duration.observe(series.duration, seconds);
+  }
 }
 
 export class Metrics implements CacheCounters {
@@ -103,10 +129,8 @@ export class Metrics implements CacheCounters {
   private readonly webhookSyncDuration: Histogram<'environment' | 'scm'>;
   private readonly gitSyncErrors: Counter<'environment' | 'stage'>;
   // The hot path's metrics: plain numbers per series (see tally.ts).
-  private readonly httpRequests: TallyCounter;
-  private readonly httpDuration: TallyHistogram;
-  private readonly grpcRequests: TallyCounter;
-  private readonly grpcDuration: TallyHistogram;
+  private readonly http: TimedRequests;
+  private readonly grpc: TimedRequests;
   private readonly evalRequests: TallyCounter;
   private readonly evalResults: TallyCounter;
   private readonly evalErrors: TallyCounter;
@@ -116,8 +140,6 @@ export class Metrics implements CacheCounters {
   private flagSeriesCount = 0;
   /** Every failed lookup's series (namespace and flag `unknown`), made at the first one. */
   private unknownSeries: FlagSeries | null = null;
-  private readonly httpSeries = new Map<string, HttpSeries>();
-  private readonly grpcSeries = new Map<string, HttpSeries>();
 
   private readonly perFlagLatency: boolean;
   private combined: (() => Promise<string>) | null = null;
@@ -136,16 +158,20 @@ export class Metrics implements CacheCounters {
     this.webhookFetchErrors = new Counter({ name: n('incoming_webhook_fetch_errors_total'), help: 'Git fetches scheduled by a webhook that failed', labelNames: ['environment', 'scm'], registers });
     this.webhookSyncDuration = new Histogram({ name: n('incoming_webhook_sync_duration_seconds'), help: 'Duration of the Git sync scheduled by a webhook', labelNames: ['environment', 'scm'], buckets: WEBHOOK_SYNC_BUCKETS_S, registers });
     this.gitSyncErrors = new Counter({ name: n('git_sync_errors_total'), help: 'Git environment updates that failed: fetch (the remote) or build (invalid flag files; the last good snapshot stays in service)', labelNames: ['environment', 'stage'], registers });
-    this.httpRequests = new TallyCounter(n('http_requests_total'), 'HTTP requests by route pattern');
-    this.httpDuration = new TallyHistogram(n('http_request_duration_seconds'), 'HTTP request duration by route pattern', HTTP_BUCKETS_S);
+    this.http = new TimedRequests(
+      new TallyCounter(n('http_requests_total'), 'HTTP requests by route pattern'),
+      new TallyHistogram(n('http_request_duration_seconds'), 'HTTP request duration by route pattern', HTTP_BUCKETS_S),
+    );
     this.evalRequests = new TallyCounter(n('evaluations_requests_total'), 'Flag evaluations');
     this.evalResults = new TallyCounter(n('evaluations_results_total'), 'Successful flag evaluations by outcome');
     this.evalErrors = new TallyCounter(n('evaluations_errors_total'), 'Flag evaluations that failed');
     this.evalLatency = new TallyHistogram(n('evaluations_latency_milliseconds'), this.perFlagLatency ? 'Flag evaluation latency' : 'Flag evaluation latency by namespace', EVALUATION_BUCKETS_MS);
     // go-grpc-prometheus's names and labels, which Flipt's dashboards read, under our namespace.
-    this.grpcRequests = new TallyCounter(n('grpc_server_handled_total'), 'gRPC calls completed, by method and status code');
-    this.grpcDuration = new TallyHistogram(n('grpc_server_handling_seconds'), 'gRPC call duration by method', HTTP_BUCKETS_S);
-    this.tallies = [this.httpRequests, this.httpDuration, this.grpcRequests, this.grpcDuration, this.evalRequests, this.evalResults, this.evalErrors, this.evalLatency];
+    this.grpc = new TimedRequests(
+      new TallyCounter(n('grpc_server_handled_total'), 'gRPC calls completed, by method and status code'),
+      new TallyHistogram(n('grpc_server_handling_seconds'), 'gRPC call duration by method', HTTP_BUCKETS_S),
+    );
+    this.tallies = [this.http.count, this.http.duration, this.grpc.count, this.grpc.duration, this.evalRequests, this.evalResults, this.evalErrors, this.evalLatency];
   }
 
   /**
@@ -299,28 +325,14 @@ export class Metrics implements CacheCounters {
   /** One HTTP request, by route pattern (never the raw path: cardinality stays bounded). */
   request(method: string, route: string, status: number, seconds: number): void {
     const key = `${method} ${route} ${status}`;
-    let series = this.httpSeries.get(key);
-    if (!series) {
-      const labels = () => ({ method, route, status: String(status) });
-      series = { count: this.httpRequests.seriesFor(key, labels), duration: this.httpDuration.seriesFor(key, labels) };
-      this.httpSeries.set(key, series);
-    }
-    series.count.value++;
-    this.httpDuration.observe(series.duration, seconds);
+    this.http.record(this.http.get(key) ?? this.http.add(key, { method, route, status: String(status) }), seconds);
     if (status >= 400) this.serverErrors.inc(); // Flipt counts every request answered with an error
   }
 
   /** One gRPC call, by its service, method (both from the .proto files: bounded) and status code name. */
   grpcCall(service: string, method: string, code: string, seconds: number): void {
     const key = `${service}/${method} ${code}`;
-    let series = this.grpcSeries.get(key);
-    if (!series) {
-      const labels = () => ({ grpc_type: 'unary', grpc_service: service, grpc_method: method, grpc_code: code });
-      series = { count: this.grpcRequests.seriesFor(key, labels), duration: this.grpcDuration.seriesFor(key, labels) };
-      this.grpcSeries.set(key, series);
-    }
-    series.count.value++;
-    this.grpcDuration.observe(series.duration, seconds);
+    this.grpc.record(this.grpc.get(key) ?? this.grpc.add(key, { grpc_type: 'unary', grpc_service: service, grpc_method: method, grpc_code: code }), seconds);
     if (code !== 'OK') this.serverErrors.inc();
   }
 

@@ -1,12 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { REQUEST_KEY, type RequestTrace, type TracingCore } from './tracing-http';
+import { endTrace, headerGetter, REQUEST_KEY, type RequestTrace, type TracingCore } from './tracing-http';
 import type { CallSpan } from './tracing-types';
-
-const headerGetter = {
-  get: (carrier: IncomingHttpHeaders, key: string) => carrier[key],
-  keys: (carrier: IncomingHttpHeaders) => Object.keys(carrier),
-};
 
 /**
  * A SERVER span for one gRPC call, named by its method (`flipt.Flipt/GetFlag`), with the
@@ -28,10 +23,7 @@ export function tracedCall(core: TracingCore, service: string, method: string, m
     end(code, failed) {
       span.setAttribute('rpc.grpc.status_code', code);
       if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
-      const end = performance.now();
-      for (const pending of state.queries.values()) pending.end(end, true);
-      state.queries.clear();
-      span.end();
+      endTrace(state);
     },
   };
 }

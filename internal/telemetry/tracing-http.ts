@@ -42,7 +42,8 @@ export const REQUEST_KEY = createContextKey('pennon.request');
  */
 const UNTRACED = new Set(['/health', '/metrics']);
 
-const headerGetter = {
+/** Reads a trace's parent from request headers (HTTP) or call metadata read as headers (gRPC). */
+export const headerGetter = {
   get: (carrier: IncomingMessage['headers'], key: string) => carrier[key],
   keys: (carrier: IncomingMessage['headers']) => Object.keys(carrier),
 };
@@ -95,11 +96,15 @@ function finish(state: RequestTrace, req: IncomingMessage, res: ServerResponse):
     span.setAttribute('error.type', String(res.statusCode));
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
-  // A query without a result by now failed (Kysely tells its plugins only of successes).
+  endTrace(state);
+}
+
+/** Ends a request's span, after its queries: one without a result by now failed (Kysely tells its plugins only of successes). */
+export function endTrace(state: RequestTrace): void {
   const end = performance.now();
   for (const pending of state.queries.values()) pending.end(end, true);
   state.queries.clear();
-  span.end();
+  state.span.end();
 }
 
 /** The request a query runs for, when it runs inside a sampled, traced request. */

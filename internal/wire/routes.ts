@@ -7,8 +7,8 @@ import { ofrepNamespace } from './ofrep';
  * Every HTTP route Pennon serves, as data: one entry per operation (Flipt's RPC where Flipt has
  * one), with the paths it is served on. The server registers its routes from this table and
  * refuses any other (internal/server/route-table.ts); the auth gate reads each route's surface
- * and namespace here; tests walk it. A gRPC server and a permission table hang off the same
- * entries: `rpc` names the gRPC method Flipt serves the operation on.
+ * and namespace here; tests walk it. The gRPC server (internal/server/grpc/calls.ts) hangs off
+ * the same entries: `rpc` names the gRPC method Flipt serves the operation on.
  */
 
 /** Who may call a route, for authentication: `authentication.exclude.*` names these. */

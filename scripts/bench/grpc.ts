@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { encodeMessage } from '../../internal/server/grpc/codec';
 import { protoRoot } from '../../internal/server/grpc/protos';
-import { cpuMicros, startProcess, type HttpResult } from './http';
+import { cpuMicros, median, resultOf, startProcess, type HttpResult } from './http';
 import { grpcBodyFile, h2load } from './h2load';
 import { HTTP_SHAPE, matchingContext, seededDatabase } from './seed';
 import { postScript, SERVER_CPUS, wrk, type WrkResult } from './wrk';
@@ -27,18 +27,6 @@ const freePort = () =>
     });
   });
 
-const median = (xs: HttpResult[]): HttpResult => [...xs].sort((a, b) => a.cpuMicrosPerRequest - b.cpuMicrosPerRequest)[Math.floor(xs.length / 2)];
-
-function result(label: string, r: WrkResult, cpu: number): HttpResult {
-  return {
-    label,
-    requestsPerSecond: Math.round(r.requests / (r.durationUs / 1e6)),
-    p50: r.p50Us / 1000,
-    p99: r.p99Us / 1000,
-    errors: r.errors,
-    cpuMicrosPerRequest: cpu / Math.max(r.requests, 1),
-  };
-}
 
 export interface GrpcBench {
   http: HttpResult;
@@ -85,7 +73,7 @@ export async function grpcBench(seconds = 10): Promise<GrpcBench> {
     const measure = async (label: string, child: ChildProcess, run: () => Promise<WrkResult>) => {
       const before = cpuMicros(child.pid!);
       const r = await run();
-      return result(label, r, cpuMicros(child.pid!) - before);
+      return resultOf(label, r, cpuMicros(child.pid!) - before);
     };
     const pennonGrpc = async (secs: number): Promise<HttpResult> => {
       const okBefore = await okCalls();

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HTTP_SHAPE, matchingContext, seededDatabase } from './seed';
-import { postScript, SERVER_CPUS, wrk } from './wrk';
+import { postScript, SERVER_CPUS, wrk, type WrkResult } from './wrk';
 
 /** HTTP evaluation cost: Pennon's routes against bare routes of the same shapes, with wrk (httpBench). */
 export interface HttpResult {
@@ -42,18 +42,22 @@ interface Target {
   script: string;
 }
 
-async function load(target: Target, seconds: number): Promise<HttpResult> {
-  const cpuBefore = cpuMicros(target.server.child.pid!);
-  const r = await wrk(target.server.url, target.script, seconds);
-  const cpu = cpuMicros(target.server.child.pid!) - cpuBefore;
+/** A load generator's run as a result, with the server's CPU time (µs) spent over it. */
+export function resultOf(label: string, r: WrkResult, cpu: number): HttpResult {
   return {
-    label: target.label,
+    label,
     requestsPerSecond: Math.round(r.requests / (r.durationUs / 1e6)),
     p50: r.p50Us / 1000,
     p99: r.p99Us / 1000,
     errors: r.errors,
     cpuMicrosPerRequest: cpu / Math.max(r.requests, 1),
   };
+}
+
+async function load(target: Target, seconds: number): Promise<HttpResult> {
+  const cpuBefore = cpuMicros(target.server.child.pid!);
+  const r = await wrk(target.server.url, target.script, seconds);
+  return resultOf(target.label, r, cpuMicros(target.server.child.pid!) - cpuBefore);
 }
 
 export interface HttpComparison {
@@ -68,7 +72,8 @@ export interface HttpComparison {
   p99Ratio: number;
 }
 
-const median = (xs: HttpResult[]): HttpResult => [...xs].sort((a, b) => a.cpuMicrosPerRequest - b.cpuMicrosPerRequest)[Math.floor(xs.length / 2)];
+/** The round with the median server CPU per request. */
+export const median = (xs: HttpResult[]): HttpResult => [...xs].sort((a, b) => a.cpuMicrosPerRequest - b.cpuMicrosPerRequest)[Math.floor(xs.length / 2)];
 
 /**
  * Pennon's variant, boolean, OFREP and batch (10 flags) routes against a bare Fastify route and a

@@ -11,8 +11,8 @@ import type { SnapshotMessages } from './snapshot-messages';
  * Which operation answers each gRPC method: the wire table's `rpc` names it. Most are the
  * operations the HTTP routes registered (`app.operations`), called with the message as the
  * request; the few whose HTTP route does more than JSON in, JSON out (the evaluation fast path,
- * the OFREP bulk ETag, the snapshot's cached bodies, the metadata documents) are answered here
- * from the same pieces their routes use.
+ * the OFREP bulk ETag, the snapshot's cached bodies) are answered here from the same pieces their
+ * routes use; the metadata documents are their routes' answers carried in an HttpBody.
  */
 
 type Json = Record<string, unknown>;
@@ -28,6 +28,8 @@ export interface CallContext {
 export interface Answerer {
   /** The operation's HTTP route (the Family A one where there are two): its surface and namespace reading. */
   spec: RouteSpec;
+  /** The names of its path values (`:flagKey`…), read once rather than per call. */
+  params: readonly string[];
   /** The JSON answer, synchronously where the operation can give it so (evaluation). */
   answer(context: CallContext): unknown;
 }
@@ -35,23 +37,25 @@ export interface Answerer {
 const PARAM = /:([A-Za-z]+)/g;
 
 /** The path values a route would have read from its URL, taken from the message's fields of the same names. */
-export function callRequest(spec: RouteSpec, message: Json, headers: IncomingHttpHeaders): CallRequest {
+export function callRequest({ spec, params: names }: Answerer, message: Json, headers: IncomingHttpHeaders): CallRequest {
   const params: Record<string, string> = {};
-  for (const [, name] of spec.path.matchAll(PARAM)) {
+  for (const name of names) {
     const value = message[name];
     params[name] = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
   }
   return { method: spec.method, params, query: message, body: message, headers, auth: null };
 }
 
-/** HttpBody, as Flipt's metadata service answers: the JSON document as bytes. */
+/** Flipt's metadata service answers HttpBody: the route's JSON document as bytes. */
+const AS_HTTP_BODY = new Set<OperationName>(['GetInfo', 'GetConfiguration']);
 const httpBody = (document: unknown) => ({ contentType: 'application/json', data: Buffer.from(JSON.stringify(document)) });
 
 export function answerers(operations: Operations, sources: FlagSources, snapshots: SnapshotMessages, options: { tokenMethod: boolean }): Map<string, Answerer> {
   const byRpc = new Map<string, Answerer>();
   const generic = (name: OperationName, spec: RouteSpec) => {
     const handler = operations.get(name);
-    return handler ? (context: CallContext) => handler(context.request, spec) : null;
+    if (!handler) return null;
+    return AS_HTTP_BODY.has(name) ? async (context: CallContext) => httpBody(await handler(context.request, spec)) : (context: CallContext) => handler(context.request, spec);
   };
   const special: Partial<Record<OperationName, (context: CallContext) => unknown>> = {
     EvaluateVariant: ({ request, headers, startedAt }) => answerEvaluation('variant', decodeEvaluationRequest(request.body), sources.of(headers).snapshots, startedAt),
@@ -63,8 +67,6 @@ export function answerers(operations: Operations, sources: FlagSources, snapshot
       // The message's bytes, built once per snapshot and gate (snapshot-messages.ts).
       return snapshots.of(snapshot, Array.isArray(accept) ? accept[0] : accept);
     },
-    GetInfo: async (context) => httpBody(await operations.get('GetInfo')?.(context.request, routesOf('GetInfo')[0])),
-    GetConfiguration: async (context) => httpBody(await operations.get('GetConfiguration')?.(context.request, routesOf('GetConfiguration')[0])),
   };
   for (const [name, operation] of Object.entries(OPERATIONS) as [OperationName, (typeof OPERATIONS)[OperationName]][]) {
     if (operation.rpc === null || operation.rpc.startsWith('grpc.health.')) continue;
@@ -72,7 +74,7 @@ export function answerers(operations: Operations, sources: FlagSources, snapshot
     const specs = routesOf(name);
     const spec = specs[specs.length - 1];
     const answer = special[name] ?? generic(name, spec);
-    if (answer) byRpc.set(operation.rpc, { spec, answer });
+    if (answer) byRpc.set(operation.rpc, { spec, params: [...spec.path.matchAll(PARAM)].map((m) => m[1]), answer });
   }
   return byRpc;
 }

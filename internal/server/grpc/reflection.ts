@@ -5,7 +5,6 @@ import type { Server, ServerDuplexStream, ServiceDefinition } from '@grpc/grpc-j
 import { ReflectionV1Implementation } from '@grpc/reflection/build/src/implementations/reflection-v1';
 import protobuf from 'protobufjs';
 import reflectionV1 from '../../../proto/grpc/reflection/v1/reflection.proto';
-import reflectionV1alpha from '../../../proto/grpc/reflection/v1alpha/reflection.proto';
 import { descriptorSet } from './protos';
 
 /** @grpc/reflection's own message options (its answers are built for them). */
@@ -32,9 +31,11 @@ function reflectionService(text: string, pkg: string): ServiceDefinition {
 /** gRPC server reflection (v1 and v1alpha) over every service of `root`, so `grpcurl list` and `describe` work. */
 export function addReflection(server: Server, root: protobuf.Root): void {
   const index = new ReflectionV1Implementation(loadFileDescriptorSetFromBuffer(Buffer.from(descriptorSet(root))));
+  // v1alpha, which older tools still ask for, is v1 under another package name.
+  const v1alpha = reflectionV1.replace('package grpc.reflection.v1;', 'package grpc.reflection.v1alpha;');
   for (const [text, pkg] of [
     [reflectionV1, 'grpc.reflection.v1'],
-    [reflectionV1alpha, 'grpc.reflection.v1alpha'],
+    [v1alpha, 'grpc.reflection.v1alpha'],
   ] as const) {
     server.addService(reflectionService(text, pkg), {
       ServerReflectionInfo(stream: ServerDuplexStream<any, unknown>) {

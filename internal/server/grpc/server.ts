@@ -84,7 +84,7 @@ function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorL
       try {
         const unreadable = undecodable(call.request);
         if (unreadable !== undefined) throw unreadable;
-        const request = callRequest(spec, call.request, headers);
+        const request = callRequest(answerer, call.request, headers);
         const context: CallContext = { headers, request, startedAt };
         if (guarded) {
           return gate.check(headers.authorization as string | undefined, spec.surface).then((auth) => {

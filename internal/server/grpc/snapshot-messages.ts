@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import protobuf from 'protobufjs';
 import type { CompiledNamespace } from '../../evaluation';
-import { gateKey, snapshotFlagSlices } from '../routes/snapshot-json';
+import { PerSnapshotAndGate, snapshotFlagSlices } from '../routes/snapshot-json';
 import { encodeMessage } from './codec';
 
 /**
@@ -18,7 +18,7 @@ const NAMESPACE_TAG = (1 << 3) | 2;
 const FLAG_TAG = (2 << 3) | 2;
 
 export class SnapshotMessages {
-  private readonly cache = new WeakMap<CompiledNamespace, Map<string, Promise<Buffer>>>();
+  private readonly cache = new PerSnapshotAndGate<Buffer>();
   private readonly namespaceType: protobuf.Type;
   private readonly flagType: protobuf.Type;
 
@@ -28,17 +28,7 @@ export class SnapshotMessages {
   }
 
   of(snapshot: CompiledNamespace, acceptVersion: string | undefined): Promise<Buffer> {
-    let byGate = this.cache.get(snapshot);
-    if (!byGate) this.cache.set(snapshot, (byGate = new Map()));
-    const key = gateKey(acceptVersion);
-    let built = byGate.get(key);
-    if (!built) {
-      built = this.build(snapshot, acceptVersion);
-      byGate.set(key, built);
-      const gates = byGate;
-      built.catch(() => gates.delete(key)); // a failed build is not remembered
-    }
-    return built;
+    return this.cache.of(snapshot, acceptVersion, () => this.build(snapshot, acceptVersion));
   }
 
   private async build(snapshot: CompiledNamespace, acceptVersion: string | undefined): Promise<Buffer> {

@@ -56,7 +56,7 @@ export function ofrepRoutes(
   });
 
   serve(app, 'OfrepEvaluateBulk', async (request, reply) => {
-    const body = JSON.stringify(await ofrepBulk(sources, request as CallRequest));
+    const body = JSON.stringify(await ofrepBulk(sources, request));
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
     reply.header('etag', etag);
     if (request.headers['if-none-match'] === etag) return reply.status(304).send();

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { constants, createBrotliCompress, createBrotliDecompress, createGzip, type BrotliCompress, type Gzip } from 'node:zlib';
 import type { CompiledNamespace } from '../../evaluation';
-import { gateKey, snapshotSlices } from './snapshot-json';
+import { PerSnapshotAndGate, snapshotSlices } from './snapshot-json';
 
 /**
  * The client snapshot's body, built once per snapshot and version gate and kept compressed.
@@ -55,23 +55,17 @@ const RAW_KEPT_BYTES = 1024 * 1024;
 const BROTLI_QUALITY = 5;
 
 export class SnapshotBodies {
-  private readonly cache = new WeakMap<CompiledNamespace, Map<string, Promise<Built>>>();
+  private readonly cache = new PerSnapshotAndGate<Built>();
   /** Bodies built (not served from the cache), for tests. */
   readonly stats = { builds: 0 };
 
   of(snapshot: CompiledNamespace, acceptVersion: string | undefined): Promise<SnapshotBody> {
-    let byGate = this.cache.get(snapshot);
-    if (!byGate) this.cache.set(snapshot, (byGate = new Map()));
-    const key = gateKey(acceptVersion);
-    let built = byGate.get(key);
-    if (!built) {
-      this.stats.builds++;
-      built = build(snapshot, acceptVersion);
-      byGate.set(key, built);
-      const gates = byGate;
-      built.catch(() => gates.delete(key)); // a failed build is not remembered
-    }
-    return built.then(bodyOf);
+    return this.cache
+      .of(snapshot, acceptVersion, () => {
+        this.stats.builds++;
+        return build(snapshot, acceptVersion);
+      })
+      .then(bodyOf);
   }
 }
 

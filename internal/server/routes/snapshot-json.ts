@@ -97,7 +97,7 @@ export function* snapshotSlices(snapshot: CompiledNamespace, acceptVersion: stri
 }
 
 /** The gate's key: one cached body per snapshot and gate. */
-export function gateKey(acceptVersion: string | undefined): string {
+function gateKey(acceptVersion: string | undefined): string {
   return gateOf(acceptVersion).key;
 }
 
@@ -107,4 +107,26 @@ export function* snapshotFlagSlices(snapshot: CompiledNamespace, acceptVersion: 
   const gate = gateOf(acceptVersion);
   const flags = snapshot.ordered;
   for (let i = 0; i < flags.length; i += flagsPerSlice) yield flags.slice(i, i + flagsPerSlice).map((f) => flagJson(f, gate));
+}
+
+/**
+ * What is built once per snapshot and version gate (the HTTP bodies, the gRPC message), kept
+ * for as long as the snapshot is; a failed build is not remembered.
+ */
+export class PerSnapshotAndGate<T> {
+  private readonly cache = new WeakMap<CompiledNamespace, Map<string, Promise<T>>>();
+
+  of(snapshot: CompiledNamespace, acceptVersion: string | undefined, build: () => Promise<T>): Promise<T> {
+    let byGate = this.cache.get(snapshot);
+    if (!byGate) this.cache.set(snapshot, (byGate = new Map()));
+    const key = gateKey(acceptVersion);
+    let built = byGate.get(key);
+    if (!built) {
+      built = build();
+      byGate.set(key, built);
+      const gates = byGate;
+      built.catch(() => gates.delete(key));
+    }
+    return built;
+  }
 }

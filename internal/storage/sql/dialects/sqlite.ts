@@ -122,14 +122,19 @@ export function openSqlite(url: string, statementTimeoutMs = DEFAULT_STATEMENT_T
   raw.pragma('foreign_keys = ON');
   // 0 would mean "fail at once when locked", not "wait forever": no limit is a very long one.
   raw.pragma(`busy_timeout = ${statementTimeoutMs > 0 ? Math.round(statementTimeoutMs) : 2 ** 31 - 1}`);
+  return connectionOver(raw, `sqlite ${path}`, async (script) => {
+    raw.transaction(() => raw.exec(script))();
+  });
+}
+
+/** The Connection over an open handle; `runScript` runs a migration's script. */
+function connectionOver(raw: BetterSqlite3.Database, describe: string, runScript: (script: string) => Promise<void>): Connection {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(raw) }) });
   return {
     db,
     adapter: adapterFor(raw),
-    describe: `sqlite ${path}`,
-    runScript: async (script) => {
-      raw.transaction(() => raw.exec(script))();
-    },
+    describe,
+    runScript,
     transactionalDdl: true,
     hasTable: async (name) => raw.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined,
     withMigrationLock: async (fn) => fn(), // one process owns the file
@@ -155,20 +160,7 @@ export function openSqliteReadOnly(url: string): Connection {
   } catch (err) {
     throw new Error(`cannot open the SQLite database ${path}: ${(err as Error).message}`, { cause: err });
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(raw) }) });
-  return {
-    db,
-    adapter: adapterFor(raw),
-    describe: `sqlite ${path} (read-only)`,
-    runScript: async () => {
-      throw new Error(`${path} is open read-only`);
-    },
-    transactionalDdl: true,
-    hasTable: async (name) => raw.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined,
-    withMigrationLock: async (fn) => fn(),
-    close: async () => {
-      await db.destroy();
-      if (raw.open) raw.close();
-    },
-  };
+  return connectionOver(raw, `sqlite ${path} (read-only)`, async () => {
+    throw new Error(`${path} is open read-only`);
+  });
 }

@@ -58,6 +58,21 @@ function ordered(distributions: Distribution[]): Distribution[] {
   });
 }
 
+function countsOf(contents: FliptV1Contents): CopyCounts {
+  const sum = (n: (data: FliptV1Contents['data'][number]) => number) => contents.data.reduce((total, data) => total + n(data), 0);
+  return {
+    namespaces: contents.namespaces.length,
+    flags: sum((d) => d.flags.length),
+    variants: sum((d) => d.flags.reduce((n, f) => n + f.variants.length, 0)),
+    segments: sum((d) => d.segments.length),
+    constraints: sum((d) => d.segments.reduce((n, s) => n + s.constraints.length, 0)),
+    rules: sum((d) => d.rules.length),
+    distributions: sum((d) => d.rules.reduce((n, r) => n + r.distributions.length, 0)),
+    rollouts: sum((d) => d.rollouts.length),
+    authentications: contents.authentications.length,
+  };
+}
+
 export async function copyFliptV1(connection: Connection, clock: Clock, contents: FliptV1Contents, options: { drop: boolean }): Promise<CopyCounts> {
   const database = { root: connection.db, clock, dialect: connection.adapter };
   const { result } = await inTransaction(
@@ -68,13 +83,11 @@ export async function copyFliptV1(connection: Connection, clock: Clock, contents
       if (present !== '' && !options.drop) throw invalid(`the Pennon database is not empty (${present}): pass --drop to replace its contents with Flipt's`);
       for (const table of TABLES_CHILD_FIRST) await tx.db.deleteFrom(table).execute();
 
-      const counts: CopyCounts = { namespaces: 0, flags: 0, variants: 0, segments: 0, constraints: 0, rules: 0, distributions: 0, rollouts: 0, authentications: 0 };
       await insertAll(
         tx,
         'namespaces',
         contents.namespaces.map((n) => ({ key: n.key, name: n.name, description: n.description, protected: n.protected ? 1 : 0, revision: 1, created_at: n.createdAt, updated_at: n.updatedAt })),
       );
-      counts.namespaces = contents.namespaces.length;
       for (const data of contents.data) {
         await insertAll(
           tx,
@@ -159,13 +172,6 @@ export async function copyFliptV1(connection: Connection, clock: Clock, contents
           'rollout_segments',
           data.rollouts.flatMap((r) => (r.segment?.segmentKeys ?? []).map((key, position) => ({ rollout_id: r.id, namespace_key: r.namespaceKey, segment_key: key, position }))),
         );
-        counts.flags += data.flags.length;
-        counts.variants += variants.length;
-        counts.segments += data.segments.length;
-        counts.constraints += constraints.length;
-        counts.rules += data.rules.length;
-        counts.distributions += distributions.length;
-        counts.rollouts += data.rollouts.length;
       }
       await insertAll(
         tx,
@@ -180,8 +186,7 @@ export async function copyFliptV1(connection: Connection, clock: Clock, contents
           updated_at: a.updatedAt,
         })),
       );
-      counts.authentications = contents.authentications.length;
-      return counts;
+      return countsOf(contents);
     },
     () => undefined,
   );
