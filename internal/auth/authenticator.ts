@@ -2,6 +2,7 @@ import { isPennonError, unauthenticated, type Authentication, type Clock } from 
 import type { Cache } from '../cache/types';
 import type { AuthStore } from '../storage';
 import { hashToken, sameHash } from './tokens';
+import { checkStreamTicket, issueStreamTicket } from './stream-tickets';
 
 /**
  * Verifies `Authorization: Bearer <token>`: the token is hashed, looked up by its hash and
@@ -49,6 +50,16 @@ export class Authenticator {
     if (!auth || !sameHash(auth.hashedToken, hash)) throw unauthenticated();
     if (auth.expiresAt !== null && auth.expiresAt <= this.clock.nowMicros()) throw unauthenticated();
     return auth;
+  }
+
+  /** The authentication a stream ticket (an SSE URL's) was issued to for `ns`, if it still stands. */
+  async authenticateTicket(ticket: string, ns: string): Promise<Authentication> {
+    return checkStreamTicket(ticket, ns, this.clock.nowMicros() / 1000, (id) => this.store.getAuthentication(id));
+  }
+
+  /** A ticket for `auth`'s streams of `ns`, good for `lifetimeMs` (or until the token expires). */
+  ticketFor(auth: Authentication, ns: string, lifetimeMs: number): string {
+    return issueStreamTicket(auth, ns, this.clock.nowMicros() / 1000, lifetimeMs);
   }
 
   private async lookup(hash: string, stale: CacheEntry | undefined, now: number): Promise<CacheEntry> {

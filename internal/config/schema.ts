@@ -305,6 +305,21 @@ const license = z.strictObject({
   machine_id: z.string().default(''),
 });
 
+/**
+ * Pennon's own: live updates — OFREP's event streams (SSE), flagd's EventStream, Flipt v2's
+ * snapshot stream and the dashboard's — all counted against one limit per instance.
+ */
+const streams = z.strictObject({
+  /** Streams one instance holds (every kind together); beyond it a new one gets 503 / UNAVAILABLE. */
+  max: z.number().int().min(0).default(20000),
+  /** How often an idle stream carries a heartbeat, so proxies keep it open; 0 disables them. */
+  heartbeat_interval: duration('15s'),
+  /** Bytes queued for one stream before its client counts as stalled and is dropped (it reconnects). */
+  max_buffered_bytes: z.number().int().min(1024).default(256 * 1024),
+  /** The `inactivityDelaySec` OFREP's bulk answer advertises: how long a hidden page keeps its stream. */
+  inactivity_delay: duration('120s'),
+});
+
 /** The dashboard (web/), served at `/` by the HTTP server; off for an API-only instance. */
 const ui = z.strictObject({
   enabled: z.boolean().default(true),
@@ -336,6 +351,7 @@ export const configSchema = z.strictObject({
   cors: cors.prefault({}),
   license: license.prefault({}),
   ui: ui.prefault({}),
+  streams: streams.prefault({}),
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -352,3 +368,4 @@ export type MetricsConfig = Config['metrics'];
 export type TracingConfig = Config['tracing'];
 export type CorsConfig = Config['cors'];
 export type UiConfig = Config['ui'];
+export type StreamsConfig = Config['streams'];

@@ -87,9 +87,65 @@ function page<T>(all: readonly T[], params: ListParams, keyOf: (item: T) => stri
   return { items, total: all.length, next };
 }
 
+/** A namespace moved to another commit (the snapshots room's `SnapshotUpdate`, which this room cannot import). */
+interface EnvironmentUpdate {
+  namespace: string;
+  snapshot: CompiledNamespace;
+  previous: CompiledNamespace;
+  at: number;
+}
+
 /** Evaluation's view: the environment's compiled namespaces, always fresh (never a promise). */
 export class EnvironmentSnapshots {
+  private readonly watchers = new Map<string, Set<(update: EnvironmentUpdate) => void>>();
+  /** What each watched namespace was at the last swap, to tell what moved. */
+  private readonly seen = new Map<string, CompiledNamespace>();
+  private stopListening: (() => void) | null = null;
+  private changedAt = Date.now();
+
   constructor(private readonly environment: GitEnvironment) {}
+
+  /** Every later commit's snapshot of `ns`, when it differs from the one before (a commit is a new revision). */
+  watch(ns: string, listener: (update: EnvironmentUpdate) => void): () => void {
+    let listeners = this.watchers.get(ns);
+    if (!listeners) {
+      this.watchers.set(ns, (listeners = new Set()));
+      this.seen.set(ns, this.get(ns));
+    }
+    listeners.add(listener);
+    this.stopListening ??= this.environment.onChange(() => this.swapped());
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size > 0 || this.watchers.get(ns) !== listeners) return;
+      this.watchers.delete(ns);
+      this.seen.delete(ns);
+      if (this.watchers.size === 0) {
+        this.stopListening?.();
+        this.stopListening = null;
+      }
+    };
+  }
+
+  /** A commit is fetched by every instance on its own: what this one holds is what it can serve. */
+  async settle(ns: string): Promise<CompiledNamespace> {
+    return this.get(ns);
+  }
+
+  modifiedAt(): number {
+    return this.changedAt;
+  }
+
+  private swapped(): void {
+    this.changedAt = Date.now();
+    for (const [ns, listeners] of this.watchers) {
+      const previous = this.seen.get(ns) ?? this.get(ns);
+      const snapshot = this.get(ns);
+      if (snapshot.revision === previous.revision) continue;
+      this.seen.set(ns, snapshot);
+      const update = { namespace: ns, snapshot, previous, at: this.changedAt };
+      for (const listener of listeners) listener(update);
+    }
+  }
 
   get(ns: string): CompiledNamespace {
     // As for the database, a namespace that does not exist evaluates as an empty one.

@@ -12,6 +12,7 @@ import type { Tracing } from '../telemetry/tracing';
 import type { AuthService, Authenticator } from '../auth';
 import type { BulkExporter, BulkImporter } from '../ext';
 import type { WebhookService } from '../webhook';
+import type { LiveHub } from '../live';
 import type { FlagSources } from './sources';
 import { AuthGate, installAuthGate } from './auth-gate';
 import { installJsonBody } from './body';
@@ -79,6 +80,8 @@ export interface AppDeps {
   tracing: Tracing | null;
   /** The inbound Git webhook; its route is registered only when there is one. */
   webhook: WebhookService | null;
+  /** Every live stream (OFREP's event streams, the dashboard's, Flipt v2's snapshot stream). */
+  live: LiveHub;
 }
 
 /**

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../core';
 import type { GitEnvironments } from '../git';
 import type { FlagSources, HealthState } from '../server';
 import type { SnapshotCache } from '../snapshots';
+import { LiveHub } from '../live';
 import type { Change, Connection, DatabaseBreaker, Store } from '../storage';
 import type { Metrics } from '../telemetry';
 import type { Tracing } from '../telemetry/tracing';
@@ -83,6 +84,8 @@ export interface Services extends TokenServices {
   exporter: BulkExporter;
   /** The database's circuit breaker (null on SQLite): probed from start-up's end, reported on /health. */
   breaker: DatabaseBreaker | null;
+  /** Every live stream (SSE, flagd's and Flipt v2's streams): one limit, one heartbeat, ended first at shutdown. */
+  live: LiveHub;
   /** What starts once the database is ready, in order: database probe, instance link, bootstrap token, cleanup, poller, Git. */
   startup: StartStep[];
 }
@@ -231,7 +234,13 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
 
   const importer = threadedImporter(config.db, store);
   const exporter = threadedExporter(config.db, store);
-  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, startup };
+  const live = new LiveHub({
+    maxStreams: config.streams.max,
+    heartbeatMs: config.streams.heartbeat_interval,
+    onError: (err, namespace) => logger.error({ err, namespace }, 'a live stream failed to take an update'),
+  });
+  hooks.add('live streams', () => live.close());
+  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, startup };
 }
 
 /** The first token, when none exists. Its value is logged only when it was generated here. */

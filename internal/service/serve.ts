@@ -74,6 +74,8 @@ export async function startService(services: Services, options: StartOptions = {
     const stop = () =>
       (stopping ??= (async () => {
         health.drain(); // NOT_SERVING at once, on HTTP and gRPC (Watch streams hear it now)
+        // Live streams end first (cleanly, each with its last frame): they are requests that never finish.
+        services.live.close();
         try {
           // Every request answered (Connection: close) or, at shutdown_timeout, cut and counted.
           // gRPC stays up meanwhile (health answers NOT_SERVING to probes), then its calls in

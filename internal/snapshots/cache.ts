@@ -3,6 +3,7 @@ import { isPennonError, notFound, unavailable } from '../core';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { NamespaceCompiler, patchNamespace, type CompiledFlag, type CompiledNamespace, type NamespaceData } from '../evaluation';
 import type { Change, EvaluationSource } from '../storage';
+import type { SnapshotListener, WatchableSnapshots } from './updates';
 
 /**
  * Compiled namespace snapshots, kept fresh without touching the database on the evaluation
@@ -44,6 +45,8 @@ interface Entry {
   loading: { generation: number; promise: Promise<CompiledNamespace> } | null;
   /** After a failed refresh, the held snapshot answers without retrying until then (ms). */
   retryAt: number;
+  /** When the snapshot last moved to another revision (ms since the epoch). */
+  modifiedAt: number;
 }
 
 /** How long evaluations use a held snapshot without retrying after the database failed. */
@@ -75,8 +78,12 @@ export interface SnapshotCacheOptions {
   onPoll?: (error: unknown) => void;
 }
 
-export class SnapshotCache {
+export class SnapshotCache implements WatchableSnapshots {
   private readonly entries = new Map<string, Entry>();
+  /** Live streams' listeners by namespace: a watched namespace is refreshed as soon as it changes. */
+  private readonly watchers = new Map<string, Set<SnapshotListener>>();
+  /** Watched namespaces whose refresh is queued for the next turn (several writes, one refresh). */
+  private readonly refreshQueued = new Set<string>();
   private missing = 0;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
@@ -133,6 +140,41 @@ export class SnapshotCache {
     for (const f of change.flags) next.flags.add(f);
     for (const s of change.segments) next.segments.add(s);
     entry.pending = next;
+    this.refreshIfWatched(change.ns);
+  }
+
+  watch(ns: string, listener: SnapshotListener): () => void {
+    let listeners = this.watchers.get(ns);
+    if (!listeners) this.watchers.set(ns, (listeners = new Set()));
+    listeners.add(listener);
+    // Held from now on, so that its changes are followed (a failed first load is retried by the poll).
+    const loaded = this.get(ns);
+    if (loaded instanceof Promise) loaded.catch(() => undefined);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.watchers.get(ns) === listeners) this.watchers.delete(ns);
+    };
+  }
+
+  async settle(ns: string, revision: string): Promise<CompiledNamespace> {
+    const held = await this.get(ns);
+    if (held.revision === revision) return held;
+    await this.poll();
+    const entry = this.entries.get(ns);
+    return entry?.pending ? this.load(ns, entry) : held;
+  }
+
+  modifiedAt(ns: string): number {
+    return this.entries.get(ns)?.modifiedAt ?? Date.now();
+  }
+
+  private refreshIfWatched(ns: string): void {
+    if (!this.watchers.has(ns) || this.refreshQueued.has(ns)) return;
+    this.refreshQueued.add(ns);
+    setImmediate(() => {
+      this.refreshQueued.delete(ns);
+      this.refreshSoon(ns);
+    });
   }
 
   /**
@@ -150,6 +192,7 @@ export class SnapshotCache {
     if (!entry) return;
     entry.generation++;
     entry.pending = { from: null, to: null, flags: new Set(), segments: new Set(), whole: true, wait: entry.pending?.wait ?? false };
+    this.refreshIfWatched(ns);
   }
 
   start(): void {
@@ -239,8 +282,10 @@ export class SnapshotCache {
     const pending = entry.pending;
     const promise = this.refresh(ns, entry.snapshot, pending)
       .then((snapshot) => {
-        const wasMissing = entry.snapshot?.revision === EMPTY_REVISION;
+        const previous = entry.snapshot;
+        const wasMissing = previous?.revision === EMPTY_REVISION;
         entry.snapshot = snapshot;
+        if (previous && previous.revision !== snapshot.revision) this.announce(ns, entry, previous, snapshot);
         if (snapshot.revision === EMPTY_REVISION && !wasMissing) this.addMissing(ns);
         if (snapshot.revision !== EMPTY_REVISION && wasMissing) this.missing--;
         if (entry.generation === generation) entry.pending = null;
@@ -263,6 +308,20 @@ export class SnapshotCache {
       });
     entry.loading = { generation, promise };
     return promise;
+  }
+
+  private announce(ns: string, entry: Entry, previous: CompiledNamespace, snapshot: CompiledNamespace): void {
+    entry.modifiedAt = Date.now();
+    const listeners = this.watchers.get(ns);
+    if (!listeners) return;
+    const update = { namespace: ns, snapshot, previous, at: entry.modifiedAt };
+    for (const listener of listeners) {
+      try {
+        listener(update);
+      } catch (err) {
+        this.options.logger.error({ err, namespace: ns }, 'a listener of snapshot updates failed');
+      }
+    }
   }
 
   /** A patch when the pending change allows it and the read lines up; otherwise a rebuild. */
@@ -294,7 +353,7 @@ export class SnapshotCache {
   }
 
   private remember(ns: string): Entry {
-    const entry: Entry = { snapshot: null, pending: null, generation: 0, loading: null, retryAt: 0 };
+    const entry: Entry = { snapshot: null, pending: null, generation: 0, loading: null, retryAt: 0, modifiedAt: Date.now() };
     this.entries.set(ns, entry);
     return entry;
   }
@@ -305,7 +364,7 @@ export class SnapshotCache {
     const max = this.options.maxMissing ?? 1000;
     for (const [key, e] of this.entries) {
       if (this.missing <= max) break;
-      if (key !== ns && e.snapshot?.revision === EMPTY_REVISION && !e.loading) {
+      if (key !== ns && e.snapshot?.revision === EMPTY_REVISION && !e.loading && !this.watchers.has(key)) {
         this.entries.delete(key);
         this.missing--;
       }

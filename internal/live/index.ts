@@ -1,0 +1,1 @@
+export { LiveHub, type LiveHubOptions, type LiveSource, type LiveSubscriber } from './hub';
