@@ -54,12 +54,12 @@ export class Authenticator {
 
   /** The authentication a stream ticket (an SSE URL's) was issued to for `ns`, if it still stands. */
   async authenticateTicket(ticket: string, ns: string): Promise<Authentication> {
-    return checkStreamTicket(ticket, ns, this.clock.nowMicros() / 1000, (id) => this.store.getAuthentication(id));
+    return checkStreamTicket(ticket, ns, this.clock.nowMicros(), (id) => this.store.getAuthentication(id));
   }
 
-  /** A ticket for `auth`'s streams of `ns`, good for `lifetimeMs` (or until the token expires). */
-  ticketFor(auth: Authentication, ns: string, lifetimeMs: number): string {
-    return issueStreamTicket(auth, ns, this.clock.nowMicros() / 1000, lifetimeMs);
+  /** A ticket for `auth`'s streams of `ns`: good for as long as the token. */
+  ticketFor(auth: Authentication, ns: string): string {
+    return issueStreamTicket(auth, ns);
   }
 
   private async lookup(hash: string, stale: CacheEntry | undefined, now: number): Promise<CacheEntry> {

@@ -70,7 +70,7 @@ export interface AppDeps {
   exporter: BulkExporter;
   /** Where each request reads flags: the database, or the Git environment it names. */
   sources: FlagSources;
-  authenticator: Pick<Authenticator, 'authenticate'>;
+  authenticator: Pick<Authenticator, 'authenticate' | 'authenticateTicket' | 'ticketFor'>;
   auth: AuthService;
   /** What /health reports (and whether requests are answered at all while starting). */
   health: HealthState;
@@ -159,7 +159,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // The evaluation hot path: its own scope, without the management hooks.
   await app.register(async (scope) => evaluationRoutes(scope, sources));
-  await app.register(async (scope) => ofrepRoutes(scope, sources, { cacheEnabled: deps.config.cache.enabled, cacheTtlMs: deps.config.cache.ttl }, errors));
+  const ofrepStreams = { live: deps.live, streams: deps.config.streams, gate, authenticator: deps.authenticator };
+  await app.register(async (scope) => ofrepRoutes(scope, sources, { cacheEnabled: deps.config.cache.enabled, cacheTtlMs: deps.config.cache.ttl }, errors, ofrepStreams));
   // The client snapshot compresses its own bodies, once per snapshot (routes/snapshot-body.ts).
   const snapshotBodies = new SnapshotBodies();
   app.decorate('snapshotBodies', snapshotBodies);

@@ -51,3 +51,21 @@ export function environmentSources(sources: readonly FlagSource[], defaultName: 
     gitBacked: true,
   };
 }
+
+/**
+ * The source a path names by environment (Flipt v2's `/…/environments/{environment}/…` routes):
+ * with the database, only `default`; with Git environments, a configured one. Flipt's not-found
+ * error otherwise.
+ */
+export function sourceNamed(sources: FlagSources, environment: string): FlagSource {
+  if (!sources.gitBacked) {
+    if (environment === DATABASE_ENVIRONMENT) return sources.of({});
+  } else {
+    const found = sources.environments().find((s) => s.name === environment);
+    if (found) return found;
+  }
+  throw notFound(`environment "${environment}" not found`);
+}
+
+/** The name Flipt v2's environment-scoped paths give the database's flags. */
+export const DATABASE_ENVIRONMENT = 'default';

@@ -33,6 +33,23 @@ export interface OfrepFlagJson {
 
 export interface OfrepBulkJson {
   flags: OfrepFlagJson[];
+  /** ADR-0008: where the provider hears that it should fetch again (HTTP only). */
+  eventStreams?: OfrepEventStreamJson[];
+}
+
+/** One entry of `eventStreams`: an SSE endpoint on this server (the provider adds the origin). */
+export interface OfrepEventStreamJson {
+  type: 'sse';
+  endpoint: { requestUri: string };
+  inactivityDelaySec: number;
+}
+
+/** An event stream's message: fetch the bulk answer again (`etag`: the configuration's version). */
+export interface OfrepRefetchJson {
+  type: 'refetchEvaluation';
+  etag: string;
+  /** Milliseconds since the epoch. */
+  lastModified: number;
 }
 
 /** OFREP's error body (not grpc-gateway's): `key` names the flag where there is one. */

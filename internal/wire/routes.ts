@@ -59,6 +59,8 @@ export interface Operation {
   when: Presence;
   /** The dashboard: one GET route per built file, all standing under this entry's path. */
   staticFiles?: boolean;
+  /** A live stream: a 200 is held open until the client leaves (route walkers must not wait for its end). */
+  stream?: boolean;
   bindings: readonly Binding[];
 }
 
@@ -150,6 +152,9 @@ export const OPERATIONS = {
   OfrepConfiguration: op('flipt.ofrep.OFREPService/GetProviderConfiguration', 'GET', 'ofrep', '/ofrep/v1/configuration'),
   OfrepEvaluateFlag: op('flipt.ofrep.OFREPService/EvaluateFlag', 'POST', 'ofrep', '/ofrep/v1/evaluate/flags/:key', { from: 'header' }),
   OfrepEvaluateBulk: op('flipt.ofrep.OFREPService/EvaluateBulk', 'POST', 'ofrep', '/ofrep/v1/evaluate/flags', { from: 'header' }),
+  // OFREP's event stream (ADR-0008) at Flipt v2's path; authenticated by the route itself (a
+  // ticket in the URL, since a browser's EventSource sends no Authorization header, or the header).
+  OfrepEventStream: op(null, 'GET', 'public', '/ofrep/v1/_stream/:environmentKey/:namespaceKey/events', { from: 'path', param: 'namespaceKey' }, { stream: true }),
   EvaluationSnapshotNamespace: op('flipt.evaluation.DataService/EvaluationSnapshotNamespace', 'GET', 'evaluation', '/internal/v1/evaluation/snapshot/namespace/:key', {
     from: 'path',
     param: 'key',

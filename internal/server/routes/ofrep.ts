@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalid } from '../../core';
 import type { CompiledFlag } from '../../evaluation';
-import { bridgeInput, bulkFlags, ofrepFlag, type BridgeInput, type BridgeOutput, type OfrepBulkJson, type OfrepConfigurationJson, type OfrepFlagJson } from '../../wire';
+import { bridgeInput, bulkFlags, ofrepFlag, ofrepNamespace, type BridgeInput, type BridgeOutput, type OfrepBulkJson, type OfrepConfigurationJson, type OfrepFlagJson } from '../../wire';
 import { closeAfterOversized, failureKind, ofrepError } from '../errors';
 import type { RequestErrorLog } from '../error-log';
 import { booleanOf, variantOf } from '../observed-evaluation';
 import { operation, serve, type CallRequest } from '../route-table';
 import type { FlagSources } from '../sources';
+import { eventStreamsFor, ofrepEventRoutes, settleToHeard, type OfrepStreamDeps } from './ofrep-events';
 
 /** One flag's evaluation in Flipt's OFREP bridge form. */
 export function bridge(flag: CompiledFlag, input: BridgeInput): BridgeOutput {
@@ -24,13 +25,15 @@ export function bridge(flag: CompiledFlag, input: BridgeInput): BridgeOutput {
 
 /**
  * OFREP (OpenFeature Remote Evaluation Protocol) as Flipt v1 serves it, with its own error
- * body. Beyond Flipt: the bulk answer carries an ETag and honours If-None-Match with a 304.
+ * body. Beyond Flipt v1: the bulk answer carries an ETag and honours If-None-Match with a 304,
+ * and names its event stream (`eventStreams`, ofrep-events.ts), as Flipt v2 does.
  */
 export function ofrepRoutes(
   app: FastifyInstance,
   sources: FlagSources,
   config: { cacheEnabled: boolean; cacheTtlMs: number },
   errors: RequestErrorLog,
+  live: OfrepStreamDeps,
 ): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const key = (error as { ofrepKey?: string }).ofrepKey ?? (request.params as { key?: string } | undefined)?.key;
@@ -56,12 +59,20 @@ export function ofrepRoutes(
   });
 
   serve(app, 'OfrepEvaluateBulk', async (request, reply) => {
-    const body = JSON.stringify(await ofrepBulk(sources, request));
+    const source = sources.of(request.headers);
+    const ns = ofrepNamespace(request.headers);
+    await settleToHeard(source, ns, request.query);
+    const answer = await ofrepBulk(sources, request);
+    const body = JSON.stringify(answer);
+    // The answer's version: its flags, not the stream's URL beside them.
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
     reply.header('etag', etag);
     if (request.headers['if-none-match'] === etag) return reply.status(304).send();
-    return reply.type('application/json').send(body);
+    const streams = JSON.stringify(eventStreamsFor(source, ns, request.auth, live));
+    return reply.type('application/json').send(`${body.slice(0, -1)},"eventStreams":${streams}}`);
   });
+
+  ofrepEventRoutes(app, sources, live);
 }
 
 /** Every flag of the namespace (or those the context names) evaluated: the bulk answer, whichever transport asks. */
