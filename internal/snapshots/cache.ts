@@ -156,6 +156,13 @@ export class SnapshotCache implements WatchableSnapshots {
     };
   }
 
+  /** Listeners held now, every namespace together: what a leak would grow. */
+  get watching(): number {
+    let n = 0;
+    for (const listeners of this.watchers.values()) n += listeners.size;
+    return n;
+  }
+
   async settle(ns: string, revision: string): Promise<CompiledNamespace> {
     const held = await this.get(ns);
     if (held.revision === revision) return held;
