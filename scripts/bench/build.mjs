@@ -8,4 +8,5 @@ execFileSync(process.execPath, ['scripts/build/sea.mjs'], { stdio: ['ignore', 'i
 await build({ ...common, entryPoints: ['scripts/bench/run.ts'], outfile: 'dist/bench/run.cjs' });
 await build({ ...common, entryPoints: ['scripts/bench/bare-server.ts'], outfile: 'dist/bench/bare-server.cjs' });
 await build({ ...common, entryPoints: ['scripts/bench/bare-grpc.ts'], outfile: 'dist/bench/bare-grpc.cjs' });
+await build({ ...common, entryPoints: ['scripts/bench/stream-clients.ts'], outfile: 'dist/bench/stream-clients.cjs' });
 execFileSync(process.execPath, ['dist/bench/run.cjs', ...process.argv.slice(2)], { stdio: 'inherit' });

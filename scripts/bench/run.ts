@@ -7,12 +7,13 @@ import { rebuildBench } from './rebuild';
 import { scaleBench } from './scale';
 import { scrapeBench } from './scrape';
 import { startupBench } from './startup';
+import { streamsBench } from './streams';
 import { workersBench } from './workers';
 
 /**
  * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
- * Select with arguments: evaluator, rebuild, http, grpc, startup, scrape, workers, durability (default: all),
+ * Select with arguments: evaluator, rebuild, http, grpc, startup, scrape, workers, durability, streams (default: all),
  * and, only when named: scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
  * instructions (it runs the server under valgrind for ~10 minutes).
  */
@@ -68,6 +69,13 @@ async function main(): Promise<void> {
     const { one, two, throughputRatio } = await workersBench(Number(process.env.BENCH_SECONDS ?? 10));
     for (const r of [one, two]) console.log(`${String(r.workers).padStart(2)} worker(s)  ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms  server CPU ${r.cpuMicrosPerRequest.toFixed(1)} µs/req (all processes)  errors ${r.errors}`);
     console.log(`throughput ratio ${throughputRatio.toFixed(2)} (medians of 3 alternating rounds)`);
+  }
+  if (want('streams')) {
+    console.log('\n## Live streams: OFREP SSE clients held by one instance, a write → every client notified (targets: 10,000 held; p99 ≤ 1 s)');
+    for (const r of await streamsBench()) {
+      const rss = Number.isNaN(r.rssPer1000Mb) ? '' : `  RSS ${r.rssBeforeMb.toFixed(0)} → ${r.rssAfterMb.toFixed(0)} MB (${r.rssPer1000Mb.toFixed(1)} MB per 1,000)`;
+      console.log(`${String(r.clients).padStart(6)} clients  notified ${r.received}/${r.expected}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  max ${r.maxMs.toFixed(1)} ms${rss}`);
+    }
   }
   if (want('durability')) {
     console.log('\n## SQLite synchronous=FULL (default) against NORMAL: 1,000 sequential flag creates over HTTP, import of 10,000 flags');

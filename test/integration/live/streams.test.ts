@@ -60,6 +60,21 @@ describe('live streams: limit and leaks', () => {
   });
 });
 
+describe('heartbeats', () => {
+  const server = useServer({ PENNON_STREAMS_HEARTBEAT_INTERVAL: '100ms' });
+
+  it('an idle stream carries a comment line every streams.heartbeat_interval (EventSource ignores it)', async () => {
+    const res = await open(`${server.url}${STREAM}`);
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => (text += chunk));
+    await until(() => (text.match(/^: ping$/gm) ?? []).length >= 3, 'three heartbeats arrive', 2000);
+    // Nothing changed: the only event is the version sent at connection.
+    expect(text.match(/refetchEvaluation/g)).toHaveLength(1);
+    res.destroy();
+  });
+});
+
 describe('a client that stops reading', () => {
   let app: FastifyInstance;
   const streams: HttpStream[] = [];
