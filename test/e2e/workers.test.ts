@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, freePort, tempDir } from '../support/cli';
 import { holdRequest } from '../support/held-request';
 import { parseResponse } from '../support/raw-http';
+import { SseClient } from '../support/sse';
 import { until } from '../support/wait';
 
 /**
@@ -108,6 +109,29 @@ describe('pennon serve with worker processes (the built executable)', () => {
       await new Promise((r) => setTimeout(r, 50));
       const answers = await Promise.all(Array.from({ length: 10 }, () => fresh(port, 'POST', '/evaluate/v1/boolean', { flagKey: 'switch', entityId: 'e' })));
       expect(answers.map((a) => (JSON.parse(a.body) as { enabled: boolean }).enabled)).toEqual(Array(10).fill(enabled));
+    }
+  });
+
+  it('a write through one worker reaches live streams held by every worker within 1 s (the poll set to a minute)', async () => {
+    const { port } = await start({ PENNON_SERVER_WORKERS: '2', PENNON_EVALUATION_REFRESH_INTERVAL: '60s' });
+    expect((await fresh(port, 'POST', '/api/v1/namespaces/default/flags', { key: 'live', name: 'Live', type: 'BOOLEAN_FLAG_TYPE' })).status).toBe(200);
+    // Connections alternate between the workers: four streams land on both.
+    const streams = Array.from({ length: 4 }, () => new SseClient(`http://127.0.0.1:${port}/ofrep/v1/_stream/default/default/events`));
+    try {
+      for (const stream of streams) {
+        await stream.opened;
+        await stream.next(); // the version held at connection
+      }
+      for (const enabled of [true, false]) {
+        const wrote = performance.now();
+        expect((await fresh(port, 'PUT', '/api/v1/namespaces/default/flags/live', { key: 'live', name: 'Live', enabled })).status).toBe(200);
+        const events = await Promise.all(streams.map((stream) => stream.next(1000)));
+        expect(events.map((e) => e.type)).toEqual(Array(4).fill('refetchEvaluation'));
+        expect(new Set(events.map((e) => e.etag)).size).toBe(1);
+        expect(performance.now() - wrote).toBeLessThan(1000);
+      }
+    } finally {
+      for (const stream of streams) stream.close();
     }
   });
 
