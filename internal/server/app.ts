@@ -174,7 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Pennon's bulk export: streamed, and only where flags are in the database.
   if (!sources.gitBacked) await app.register(async (scope) => exportRoutes(scope, { exporter: deps.exporter }));
   // Pennon's namespace event stream (SSE, held open through the LiveHub): what keeps the dashboard live.
-  const eventDeps = { sources, live: deps.live, streams: deps.config.streams };
+  const eventDeps = { sources, live: deps.live, streams: deps.config.streams, authenticator: deps.authenticator };
   await app.register(async (scope) => namespaceEventRoutes(scope, eventDeps));
   // The dashboard: one static route per built file, in a scope of its own (no API hooks).
   if (deps.config.ui.enabled) await app.register(async (scope) => dashboardRoutes(scope, deps.logger));

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Authenticator } from '../../auth';
 import type { StreamsConfig } from '../../config';
 import { DEFAULT_NAMESPACE } from '../../core';
 import type { LiveHub, LiveSubscriber } from '../../live';
@@ -17,13 +18,15 @@ import type { FlagSource, FlagSources } from '../sources';
  * own namespace only. A refusal (streams.max, shutting down, an unknown environment) is an
  * ordinary error answer, before any byte of the stream. With Git environments the stream follows
  * the environment X-Flipt-Environment names, or `?environment=` (for a client that cannot send
- * headers), the default one without either.
+ * headers), the default one without either. The token is checked again at each heartbeat: a
+ * token deleted or expired meanwhile ends the stream (the client's reconnection then gets 401).
  */
 
 export interface NamespaceEventDeps {
   sources: FlagSources;
   live: LiveHub;
   streams: StreamsConfig;
+  authenticator: Pick<Authenticator, 'authenticate'>;
 }
 
 const CONTENT_TYPE = 'text/event-stream; charset=utf-8';
@@ -55,6 +58,8 @@ export function namespaceEventRoutes(app: FastifyInstance, deps: NamespaceEventD
       update: (update) => send(changeFrame(update)),
       heartbeat: () => {
         if (!queued) stream?.write(SSE_HEARTBEAT);
+        // Authenticated when it opened (the gate): still?
+        if (request.auth) deps.authenticator.authenticate(request.headers.authorization).catch(() => stream?.end());
       },
       // The service is stopping: the client reconnects (elsewhere, or here once restarted).
       end: () => stream?.end(),

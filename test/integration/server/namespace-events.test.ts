@@ -146,7 +146,7 @@ describe('the namespace event stream: limits, authentication, shutdown', () => {
   const BOOTSTRAP = 'events-bootstrap-token';
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ ...tokenAuth(BOOTSTRAP), PENNON_STREAMS_MAX: '2' });
+    server = await startServer({ ...tokenAuth(BOOTSTRAP), PENNON_STREAMS_MAX: '2', PENNON_STREAMS_HEARTBEAT_INTERVAL: '100ms' });
   });
   afterAll(() => server?.stop());
   const bearer = { authorization: `Bearer ${BOOTSTRAP}` };
@@ -164,6 +164,21 @@ describe('the namespace event stream: limits, authentication, shutdown', () => {
     scoped.close();
     await expect(openEvents(server.url, 'elsewhere', { headers: { authorization: `Bearer ${clientToken}` } })).rejects.toMatchObject({ status: 401 });
     await until(() => server.service.services.live.size === 0, 'the scoped stream is let go');
+  });
+
+  it('a token deleted while its stream is open ends the stream (at the next heartbeat)', async () => {
+    const api = server.api.withHeaders(bearer);
+    const created = expectStatus(await api.post('/auth/v1/method/token', { name: 'short-lived' }), 200);
+    const events = await openEvents(server.url, 'default', { headers: { authorization: `Bearer ${created.clientToken}` } });
+    const kept = await openEvents(server.url, 'default', { headers: bearer });
+    expectStatus(await api.delete(`/auth/v1/tokens/${created.authentication.id}`), 200);
+    await events.ended;
+    // The other token's stream goes on: its next heartbeat comes.
+    const heard = kept.raw.length;
+    await until(() => kept.raw.length > heard, 'the kept stream hears a heartbeat', 5000);
+    await expect(openEvents(server.url, 'default', { headers: { authorization: `Bearer ${created.clientToken}` } })).rejects.toMatchObject({ status: 401 });
+    kept.close();
+    await until(() => server.service.services.live.size === 0, 'every stream is let go');
   });
 
   it('streams.max: the next stream is a 503 before any byte; a freed place is taken again', async () => {
