@@ -45,6 +45,7 @@ import { segmentRoutes } from './routes/segments';
 import { webhookRoutes } from './routes/webhook';
 import { environmentRoutes } from './routes/environments';
 import { importRoutes } from './routes/import';
+import { namespaceEventRoutes } from './routes/namespace-events';
 import { dashboardRoutes } from './dashboard';
 
 /** Flipt's HTTP server timeouts: reading a request (headers included) 10 s, an idle or stalled socket 30 s. */
@@ -173,6 +174,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => importRoutes(scope, importDeps));
   // Pennon's bulk export: streamed, and only where flags are in the database.
   if (!sources.gitBacked) await app.register(async (scope) => exportRoutes(scope, { exporter: deps.exporter }));
+  // Pennon's namespace event stream (SSE, held open through the LiveHub): what keeps the dashboard live.
+  const eventDeps = { sources, live: deps.live, streams: deps.config.streams, authenticator: deps.authenticator };
+  await app.register(async (scope) => namespaceEventRoutes(scope, eventDeps));
   // The dashboard: one static route per built file, in a scope of its own (no API hooks).
   if (deps.config.ui.enabled) await app.register(async (scope) => dashboardRoutes(scope, deps.logger));
 

@@ -9,3 +9,4 @@ export { parseJsonBody } from './json-body';
 export * from './evaluation';
 export * from './ofrep';
 export * from './routes';
+export * from './events';

@@ -169,6 +169,8 @@ export const OPERATIONS = {
   // Pennon's bulk export (Flipt has none), where flags are in the database.
   ExportNamespace: op(null, 'GET', 'management', '/api/v1/namespaces/:namespaceKey/export', FAMILY_B, { when: 'database' }),
   ExportAll: op(null, 'GET', 'management', '/api/v1/export', NONE, { when: 'database' }),
+  // Pennon's namespace event stream (Server-Sent Events: wire/events.ts), which the dashboard follows to stay live.
+  NamespaceEvents: op(null, 'GET', 'management', '/api/v1/namespaces/:namespaceKey/events', FAMILY_B),
   DashboardFile: op(null, 'GET', 'public', '/*', NONE, { when: 'ui', staticFiles: true }),
   CorsPreflight: op(null, 'OPTIONS', 'public', '*', NONE, { when: 'cors' }),
 } as const satisfies Record<string, Operation>;

@@ -4,7 +4,9 @@ import { gunzipSync, inflateSync } from 'node:zlib';
 /**
  * One HTTP/1.1 exchange over a raw socket, read until the server closes it: what a HEAD
  * answer really carries on the wire (fetch and node:http never read a HEAD body, so they
- * cannot show one that was sent by mistake).
+ * cannot show one that was sent by mistake). An event stream (a GET answered
+ * `text/event-stream`, which stays open) is read up to its head and what came with it, then
+ * hung up: so a test that walks every route reads the stream routes too.
  */
 export interface RawResponse {
   status: number;
@@ -21,7 +23,12 @@ export function rawRequest(url: string, method: string, path: string, headers: R
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (method === 'HEAD' || !isEventStreamHead(Buffer.concat(chunks))) return;
+      socket.destroy();
+      resolve(parseResponse(Buffer.concat(chunks)));
+    });
     socket.on('error', reject);
     socket.on('end', () => {
       try {
@@ -33,6 +40,12 @@ export function rawRequest(url: string, method: string, path: string, headers: R
     socket.write(`${lines.join('\r\n')}\r\n\r\n`);
     if (body !== undefined) socket.write(body);
   });
+}
+
+/** A complete response head that announces an event stream. */
+function isEventStreamHead(bytes: Buffer): boolean {
+  const end = bytes.indexOf('\r\n\r\n');
+  return end >= 0 && /^content-type:\s*text\/event-stream/im.test(bytes.subarray(0, end).toString('latin1'));
 }
 
 export function parseResponse(bytes: Buffer): RawResponse {

@@ -7,6 +7,7 @@ import { paths, screens } from './routes';
 import { useHashPath } from './routes/hash-location';
 import { LoginScreen } from './screens/login';
 import { NotFoundScreen } from './screens/not-found';
+import { LiveProvider } from './session/live';
 import { NamespacesProvider, useNamespaces } from './session/namespaces';
 import { SessionProvider, useSession } from './session/session';
 
@@ -14,7 +15,7 @@ import { SessionProvider, useSession } from './session/session';
  * The dashboard: hash routing (`/#/namespaces/default/flags`, a query inside the hash:
  * routes/hash-location.ts), so the server serves one page and any deep link survives a reload.
  * The session decides between the login screen and the layout; the layout holds every screen
- * that routes/index.ts lists.
+ * that routes/index.ts lists, and follows the current namespace's live updates (session/live.tsx).
  */
 export function App() {
   return (
@@ -49,17 +50,19 @@ function Gate() {
   if (session.status === 'login' || location === paths.login) return <LoginScreen />;
   return (
     <NamespacesProvider>
-      <Layout nav={nav}>
-        <Switch>
-          <Route path="/">
-            <Home />
-          </Route>
-          {routes.map((r) => (
-            <Route key={r.path} path={r.path} component={r.component} />
-          ))}
-          <Route component={NotFoundScreen} />
-        </Switch>
-      </Layout>
+      <LiveProvider>
+        <Layout nav={nav}>
+          <Switch>
+            <Route path="/">
+              <Home />
+            </Route>
+            {routes.map((r) => (
+              <Route key={r.path} path={r.path} component={r.component} />
+            ))}
+            <Route component={NotFoundScreen} />
+          </Switch>
+        </Layout>
+      </LiveProvider>
     </NamespacesProvider>
   );
 }

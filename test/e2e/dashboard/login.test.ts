@@ -70,10 +70,15 @@ describeBrowser('dashboard: login', () => {
     try {
       await logIn(page, created.clientToken);
       await page.getByRole('heading', { name: 'Flags', level: 1 }).waitFor();
-      // The heading renders before the flag list's own request answers; deleting the token
-      // while that request is in flight sends the app to the login screen from the Flags page,
-      // not from the click this test makes.
-      await page.waitForLoadState('networkidle');
+      // The heading renders before the flag list's own requests answer; deleting the token
+      // while one is in flight sends the app to the login screen from the Flags page, not from
+      // the click this test makes. The list is read twice: on opening, and once more when the
+      // live updates are open (what changed in between). The network never goes idle: the live
+      // updates' stream stays open.
+      await page.locator('[data-live-status="live"]').waitFor();
+      await page.waitForFunction(
+        () => (globalThis as unknown as { performance: { getEntriesByType(t: string): { name: string }[] } }).performance.getEntriesByType('resource').filter((e) => /\/namespaces\/default\/flags(\?|$)/.test(e.name)).length >= 2,
+      );
 
       expectStatus(await admin().delete(`/auth/v1/tokens/${created.authentication.id}`), 200);
       await page.getByRole('link', { name: 'Namespaces' }).click();

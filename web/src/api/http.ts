@@ -34,6 +34,22 @@ export function handleUnauthorized(handler: (error: ApiError) => void): void {
   onUnauthorized = handler;
 }
 
+/** A 401 from any request (the live stream's too): the token is forgotten and the session asks for another. */
+export function unauthorized(error: ApiError): void {
+  setToken(null);
+  onUnauthorized(error);
+}
+
+/** The Authorization header for `token` (the stored one by default), or none. */
+export function authorization(token: string | null = getToken()): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** A path relative to the page (no leading slash), as Flipt's UI calls the API: works behind a path prefix. */
+export function relative(url: string): string {
+  return url.replace(/^\//, '');
+}
+
 export interface RequestOptions {
   /** A token to use instead of the stored one (the login screen checks one before keeping it). */
   token?: string | null;
@@ -59,13 +75,11 @@ function withQuery(url: string, query?: Query): string {
 
 export async function request<T>(method: string, url: string, body?: unknown, options: RequestOptions = {}, query?: Query): Promise<T> {
   const token = options.token === undefined ? getToken() : options.token;
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...authorization(token) };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
   let res: Response;
   try {
-    // Relative to the page (no leading slash), as Flipt's UI does: works behind a path prefix.
-    res = await fetch(withQuery(url.replace(/^\//, ''), query), { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });
+    res = await fetch(withQuery(relative(url), query), { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 0, 'The server could not be reached. Is Pennon running?', []);
@@ -73,10 +87,7 @@ export async function request<T>(method: string, url: string, body?: unknown, op
   const text = await res.text();
   if (!res.ok) {
     const error = errorFrom(res.status, text);
-    if (res.status === 401 && options.redirectOn401 !== false) {
-      setToken(null);
-      onUnauthorized(error);
-    }
+    if (res.status === 401 && options.redirectOn401 !== false) unauthorized(error);
     throw error;
   }
   return (text === '' ? {} : JSON.parse(text)) as T;

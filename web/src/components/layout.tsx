@@ -5,13 +5,14 @@ import type { NavEntry } from '../routes/types';
 import { useNamespaces } from '../session/namespaces';
 import { useSession } from '../session/session';
 import { CommandPalette } from './command-palette';
+import { LiveStatusBadge } from './live-status';
 import { NamespaceSwitcher } from './namespace-switcher';
 import { ThemeToggle } from './theme';
 import { ToastRegion } from './toast';
 
 /**
- * The frame around every screen but login: the header (name, namespace switcher, theme, log
- * out), the navigation built from the screens' `nav` entries, the read-only banner, and the
+ * The frame around every screen but login: the header (name, namespace switcher, live updates'
+ * state, theme, log out), the navigation built from the screens' `nav` entries, the read-only banner, and the
  * screen itself in <main>. A "skip to content" link comes first for keyboard users. In a narrow
  * window the header keeps one row: the name, the switcher's label and the buttons' words give
  * way to icons (their names stay for assistive technology), so nothing is pushed off screen.
@@ -41,6 +42,7 @@ export function Layout({ nav, children }: { nav: NavEntry[]; children: Component
           </Link>
           <NamespaceSwitcher />
           <div class="topbar-end">
+            <LiveStatusBadge />
             <CommandPalette />
             {session.meta && <span class="version">v{session.meta.version}</span>}
             <ThemeToggle />

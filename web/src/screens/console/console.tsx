@@ -8,6 +8,7 @@ import { Field, FormError } from '../../components/field';
 import { Page } from '../../components/page';
 import { Empty, LoadError, Loading } from '../../components/states';
 import { paths } from '../../routes/paths';
+import { touchesAnyFlag, touchesFlag, useLiveChanges } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
 import { TOKEN_VARIABLE, curlCommand, pennonCommand, serverAddress } from './commands';
@@ -21,6 +22,9 @@ import { CommandBlock, ResultCard, type Run } from './result';
  * The evaluation console: a flag, an entity and a context → the server's answer from
  * `/evaluate/v1/variant` or `/boolean`, and the path to it (local.ts explains it with the same
  * evaluator the server runs). `#/namespaces/<ns>/console?flag=<key>` opens with a flag chosen.
+ * Live: the flag list follows changes made elsewhere, and an answer shown is marked out of date
+ * when its flag — its rules, rollouts or their segments — changes (evaluating it again is one
+ * click: the answer never changes under its reader).
  */
 export function ConsoleScreen() {
   const ns = useCurrentNamespace();
@@ -48,6 +52,8 @@ function ConsoleBody({ ns }: { ns: string }) {
   const [busy, setBusy] = useState(false);
   const [run, setRun] = useState<Run | null>(null);
   const [explained, setExplained] = useState<Explained | null>(null);
+  /** The flag changed (or may have: the live updates were interrupted) since the answer shown. */
+  const [stale, setStale] = useState(false);
   const latest = useRef(0);
   const contextRef = useRef<HTMLTextAreaElement>(null);
 
@@ -74,10 +80,13 @@ function ConsoleBody({ ns }: { ns: string }) {
     } else setContextError(null);
     if (!flag) setFlagError(flagKey === '' ? 'Choose a flag to evaluate.' : `No flag "${flagKey}" in namespace ${ns}.`);
     if (!parsed.ok || !flag) return;
-
-    const id = ++latest.current;
     const request: EvaluationRequest = { namespaceKey: ns, flagKey: flag.key, entityId, context: parsed.context };
-    const kind = flag.type === 'BOOLEAN_FLAG_TYPE' ? 'boolean' : 'variant';
+    await send(request, flag.type === 'BOOLEAN_FLAG_TYPE' ? 'boolean' : 'variant');
+  };
+
+  const send = async (request: EvaluationRequest, kind: Run['kind']) => {
+    const id = ++latest.current;
+    setStale(false);
     setBusy(true);
     setRunError(null);
     try {
@@ -101,6 +110,11 @@ function ConsoleBody({ ns }: { ns: string }) {
     }
   };
 
+  useLiveChanges((change) => {
+    if (touchesAnyFlag(change)) list.refresh();
+    if (run && touchesFlag(run.request.flagKey)(change)) setStale(true);
+  });
+
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
@@ -109,7 +123,7 @@ function ConsoleBody({ ns }: { ns: string }) {
   };
 
   if (list.loading && !list.data) return <Loading label="Loading flags…" />;
-  if (list.error) return <LoadError error={list.error} retry={list.reload} />;
+  if (list.error && !list.data) return <LoadError error={list.error} retry={list.reload} />;
   if (all.length === 0) {
     return (
       <Empty title={`No flags in namespace ${ns} yet.`}>
@@ -193,6 +207,16 @@ function ConsoleBody({ ns }: { ns: string }) {
 
       {run && (
         <div class="console-output" aria-live="polite">
+          {stale && (
+            <div class="banner banner-changed" role="status" data-testid="console-stale">
+              <span>
+                <strong>The flag changed since this answer.</strong> The answer and its path are as they were then.
+              </span>
+              <button type="button" class="button button-small" onClick={() => void send(run.request, run.kind)} disabled={busy}>
+                Evaluate this request again
+              </button>
+            </div>
+          )}
           <ResultCard run={run} />
           <section class="console-card" aria-labelledby="console-path-title">
             <h2 id="console-path-title">Path to the answer</h2>

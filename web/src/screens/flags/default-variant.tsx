@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { flags as api, updateOf } from '../../api/flags';
 import { useMutation } from '../../api/hooks';
 import type { Flag } from '../../api/types';
@@ -18,8 +18,13 @@ export function DefaultVariant({ ns, flag, onChanged }: { ns: string; flag: Flag
   const id = useId();
   const saved = flag.defaultVariant?.id ?? '';
   const [chosen, setChosen] = useState(saved);
-  // The default changes elsewhere too (deleting the default variant clears it): follow it.
-  useEffect(() => setChosen(saved), [saved]);
+  // The default changes elsewhere too (deleting the default variant clears it, another browser
+  // sets it): follow it, unless another choice waits unsaved here.
+  const followed = useRef(saved);
+  useEffect(() => {
+    if (chosen === followed.current) setChosen(saved);
+    followed.current = saved;
+  }, [saved]);
   const save = useMutation((defaultVariantId: string) => api.update(ns, flag.key, { ...updateOf(flag), defaultVariantId }));
 
   const submit = async (event: Event) => {

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ApiError } from '../../api/errors';
 import { Link, useLocation } from 'wouter-preact';
 import { flags as api } from '../../api/flags';
 import { useQuery } from '../../api/hooks';
@@ -9,6 +10,7 @@ import { LoadError, Loading } from '../../components/states';
 import { useToast } from '../../components/toast';
 import { formatDate } from '../../lib/format';
 import { paths, useRouteParam } from '../../routes/paths';
+import { touchesFlag, useLiveChanges } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
 import { EnabledBadge, TypeBadge } from './badges';
@@ -23,12 +25,21 @@ import { VariantsSection } from './variants';
  * Flipt's flag page: the flag's fields, delete, copy to another namespace; then, for a variant
  * flag, its variants, default variant and rules; for a boolean flag, its rollouts (its default
  * value is its `enabled`, said beside the switch in the details form). Every part reloads the one flag query after a change, so the
- * sections never disagree about the variants.
+ * sections never disagree about the variants. Live: a change to the flag made elsewhere (its
+ * key in the namespace's event stream) reads it again, and its rules or rollouts; forms with
+ * unsaved edits keep them and offer to reload; a flag deleted elsewhere says so.
  */
 export function FlagDetailScreen() {
   const ns = useCurrentNamespace();
   const key = useRouteParam('flagKey');
   const query = useQuery(() => api.get(ns, key), [ns, key]);
+  // Bumped on each change made elsewhere: the sections that load their own lists read them again.
+  const [version, setVersion] = useState(0);
+  useLiveChanges((change) => {
+    if (!touchesFlag(key)(change)) return;
+    query.refresh();
+    setVersion((v) => v + 1);
+  });
   const flag = query.data;
 
   if (!flag) {
@@ -42,10 +53,11 @@ export function FlagDetailScreen() {
     );
   }
   // Keyed by namespace and key: another flag's page starts with fresh form state.
-  return <FlagPage key={`${ns}/${flag.key}`} ns={ns} flag={flag} reload={query.reload} />;
+  const gone = query.error instanceof ApiError && query.error.status === 404;
+  return <FlagPage key={`${ns}/${flag.key}`} ns={ns} flag={flag} reload={query.reload} version={version} gone={gone} />;
 }
 
-function FlagPage({ ns, flag, reload }: { ns: string; flag: Flag; reload: () => void }) {
+function FlagPage({ ns, flag, reload, version, gone }: { ns: string; flag: Flag; reload: () => void; version: number; gone: boolean }) {
   const { readOnly } = useSession();
   const [, navigate] = useLocation();
   const toast = useToast();
@@ -74,17 +86,25 @@ function FlagPage({ ns, flag, reload }: { ns: string; flag: Flag; reload: () => 
         <span class="muted">Updated {formatDate(flag.updatedAt)}</span>
         <Link href={paths.console(ns, flag.key)} class="push-end">Evaluate in console</Link>
       </div>
+      {gone && (
+        <div class="banner banner-changed" role="alert" data-testid="flag-gone">
+          <span>
+            <strong>This flag was deleted elsewhere.</strong> What is shown here is its last version; saving it fails.
+          </span>
+          <Link href={paths.flags(ns)}>Back to flags</Link>
+        </div>
+      )}
       <div class="flag-layout">
         <section class="flag-section" aria-labelledby="details-title">
           <h2 id="details-title">Details</h2>
           <FlagDetailsForm ns={ns} flag={flag} onSaved={reload} />
         </section>
         {boolean ? (
-          <RolloutsSection ns={ns} flag={flag} onChanged={reload} />
+          <RolloutsSection ns={ns} flag={flag} onChanged={reload} version={version} />
         ) : (
           <>
             <VariantsSection ns={ns} flag={flag} onChanged={reload} />
-            <RulesSection ns={ns} flag={flag} onChanged={reload} />
+            <RulesSection ns={ns} flag={flag} onChanged={reload} version={version} />
           </>
         )}
         <EvaluationsSection ns={ns} flag={flag} />

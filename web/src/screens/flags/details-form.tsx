@@ -3,6 +3,7 @@ import { formErrors } from '../../api/errors';
 import { flags as api, updateOf, type FlagUpdate } from '../../api/flags';
 import { useMutation } from '../../api/hooks';
 import type { Flag } from '../../api/types';
+import { ChangedElsewhere, useServerSeed } from '../../components/changed-elsewhere';
 import { FormError, TextAreaField, TextField } from '../../components/field';
 import { useToast } from '../../components/toast';
 import { useSession } from '../../session/session';
@@ -11,11 +12,15 @@ import { parseJsonObject, prettyObject } from './json';
 
 const FIELDS = ['name', 'description', 'metadata'] as const;
 
+/** The form's fields as `flag` has them (the metadata as the editor shows it). */
+const fieldsOf = (flag: Flag) => ({ name: flag.name, description: flag.description, enabled: flag.enabled, metadata: prettyObject(flag.metadata) });
+
 /**
  * A flag's own fields: name, description, enabled, metadata. The key and type cannot change
  * (Flipt has no rename or retype). The default variant is kept as the flag holds it: PUT
  * replaces everything, and leaving it out would clear it. Metadata is sent always (`{}` when the
- * editor is empty, which clears it).
+ * editor is empty, which clears it). When the flag changes elsewhere the form follows, unless
+ * it holds unsaved edits: then it keeps them and offers to reload.
  */
 export function FlagDetailsForm({ ns, flag, onSaved }: { ns: string; flag: Flag; onSaved: () => void }) {
   const { readOnly } = useSession();
@@ -24,6 +29,12 @@ export function FlagDetailsForm({ ns, flag, onSaved }: { ns: string; flag: Flag;
   const [description, setDescription] = useState(flag.description);
   const [enabled, setEnabled] = useState(flag.enabled);
   const metadata = useJsonField(prettyObject(flag.metadata), parseJsonObject, prettyObject);
+  const seed = useServerSeed(fieldsOf(flag), { name, description, enabled, metadata: metadata.field.value }, (fields) => {
+    setName(fields.name);
+    setDescription(fields.description);
+    setEnabled(fields.enabled);
+    metadata.setText(fields.metadata);
+  });
   const save = useMutation((input: FlagUpdate) => api.update(ns, flag.key, input));
   const errors = formErrors(save.error, FIELDS);
   const boolean = flag.type === 'BOOLEAN_FLAG_TYPE';
@@ -44,6 +55,7 @@ export function FlagDetailsForm({ ns, flag, onSaved }: { ns: string; flag: Flag;
 
   return (
     <form class="form flag-details" onSubmit={submit} noValidate aria-label="Flag details">
+      {seed.offer !== null && <ChangedElsewhere what="This flag" onReload={seed.reload} />}
       <FormError message={errors.form} />
       <TextField label="Key" name="key" value={flag.key} onValue={() => undefined} hint="A flag's key cannot change." input={{ readOnly: true, class: 'mono' }} />
       <TextField label="Name" name="name" required value={name} error={errors.fields.name} onValue={setName} input={{ readOnly }} />

@@ -9,6 +9,7 @@ import { Table } from '../../components/table';
 import { matchingWords, Pager, SearchBox, SortHeaders, useTable } from '../../components/table-tools';
 import { formatDate } from '../../lib/format';
 import { paths } from '../../routes/paths';
+import { touchesAnyFlag, useLiveRefresh } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
 import { EnabledBadge, TypeBadge } from './badges';
@@ -36,12 +37,13 @@ const HEADERS: { by: keyof typeof COLUMNS; label: string }[] = [
 /**
  * Flipt's "Flags" table: search (every word in the key, name or description), sortable columns,
  * pages of 20 — in the browser, as Flipt's UI does: the list is loaded whole — each row linking
- * to its flag.
+ * to its flag. Live: a flag created, changed or deleted elsewhere shows here as it happens.
  */
 export function FlagsListScreen() {
   const ns = useCurrentNamespace();
   const { readOnly } = useSession();
   const query = useQuery(() => api.list(ns), [ns]);
+  useLiveRefresh(query, touchesAnyFlag);
   const [search, setSearch] = useState('');
   const all = query.data ?? [];
   const shown = useMemo(() => matchingWords(all, search), [all, search]);
@@ -55,7 +57,7 @@ export function FlagsListScreen() {
 
   let body;
   if (query.loading && !query.data) body = <Loading label="Loading flags…" />;
-  else if (query.error) body = <LoadError error={query.error} retry={query.reload} />;
+  else if (query.error && !query.data) body = <LoadError error={query.error} retry={query.reload} />;
   else if (all.length === 0)
     body = (
       <Empty title={`No flags in namespace ${ns} yet.`}>

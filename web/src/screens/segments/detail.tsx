@@ -11,6 +11,7 @@ import { useToast } from '../../components/toast';
 import { formatDate } from '../../lib/format';
 import { andList } from '../../lib/words';
 import { paths, useRouteParam } from '../../routes/paths';
+import { useLiveChanges } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
 import { ConstraintsSection } from './constraints';
@@ -22,6 +23,8 @@ import { UsageSection } from './usage';
  * One segment: its details (name, match type, description) to edit, its constraints, the flags
  * that use it, and copy to another namespace and delete in the page's actions. Deleting a segment
  * that a rule or rollout uses is refused by the server; the dialog then names those flags.
+ * Live: read again whenever the namespace moves (the event stream names flags, not segments);
+ * the details form keeps unsaved edits and offers to reload; a segment deleted elsewhere says so.
  */
 export function SegmentDetailScreen() {
   const ns = useCurrentNamespace();
@@ -31,6 +34,11 @@ export function SegmentDetailScreen() {
   const [, navigate] = useLocation();
   const query = useQuery(() => api.get(ns, key), [ns, key]);
   const usage = useQuery(() => segmentUsage(ns, key), [ns, key]);
+  useLiveChanges(() => {
+    query.refresh();
+    usage.refresh();
+  });
+  const gone = query.error instanceof ApiError && query.error.status === 404 && query.data !== undefined;
   const [deleting, setDeleting] = useState(false);
   const [copying, setCopying] = useState(false);
   const segment = query.data;
@@ -54,10 +62,15 @@ export function SegmentDetailScreen() {
       </p>
       {query.loading && !segment ? (
         <Loading label="Loading segment…" />
-      ) : query.error ? (
+      ) : query.error && !segment ? (
         <LoadError error={query.error} retry={query.reload} />
       ) : segment ? (
         <div class="segment-detail">
+          {gone && (
+            <div class="banner banner-changed" role="alert" data-testid="segment-gone">
+              <strong>This segment was deleted elsewhere.</strong> What is shown here is its last version.
+            </div>
+          )}
           <section class="segment-section" aria-labelledby="details-title">
             <header class="segment-section-header">
               <h2 id="details-title">Details</h2>
@@ -65,8 +78,8 @@ export function SegmentDetailScreen() {
                 Match type {matchTypeLabel(segment.matchType)} · created {formatDate(segment.createdAt)} · updated {formatDate(segment.updatedAt)}
               </p>
             </header>
-            {/* Keyed by the update time: a saved segment re-seeds the form with the server's values. */}
-            <SegmentForm key={segment.updatedAt} existing={segment} onSaved={query.reload} />
+            {/* The form follows the segment as it changes (a save here, or elsewhere), keeping unsaved edits. */}
+            <SegmentForm existing={segment} onSaved={query.reload} />
           </section>
           <ConstraintsSection ns={ns} segment={segment} readOnly={readOnly} reload={query.reload} />
           <UsageSection ns={ns} usage={usage} />

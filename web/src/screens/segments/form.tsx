@@ -4,6 +4,7 @@ import { formErrors } from '../../api/errors';
 import { useMutation } from '../../api/hooks';
 import { segments as api, type SegmentInput } from '../../api/segments';
 import type { MatchType, Segment } from '../../api/types';
+import { ChangedElsewhere, useServerSeed } from '../../components/changed-elsewhere';
 import { Field, FormError } from '../../components/field';
 import { NameKeyFields, useKeyFromName } from '../../components/name-key-fields';
 import { Page } from '../../components/page';
@@ -27,6 +28,8 @@ export function SegmentNewScreen() {
  * Create (no `existing`: then to the new segment's page, to add constraints) or edit a segment's
  * name, description and match type. The key is proposed from the name until the user edits it,
  * and cannot change once created. Validation is the server's, shown beside the field it names.
+ * An existing segment that changes elsewhere is followed, unless the form holds unsaved edits:
+ * then it keeps them and offers to reload.
  */
 export function SegmentForm({ existing, onSaved }: { existing?: Segment; onSaved?: (segment: Segment) => void }) {
   const ns = useCurrentNamespace();
@@ -36,6 +39,12 @@ export function SegmentForm({ existing, onSaved }: { existing?: Segment; onSaved
   const nameKey = useKeyFromName(existing);
   const [description, setDescription] = useState(existing?.description ?? '');
   const [matchType, setMatchType] = useState<MatchType>(existing?.matchType ?? 'ALL_MATCH_TYPE');
+  const fieldsOf = (s?: Segment) => ({ name: s?.name ?? '', description: s?.description ?? '', matchType: s?.matchType ?? 'ALL_MATCH_TYPE' });
+  const seed = useServerSeed(fieldsOf(existing), { name: nameKey.name, description, matchType }, (fields) => {
+    nameKey.setName(fields.name);
+    setDescription(fields.description);
+    setMatchType(fields.matchType);
+  });
 
   const save = useMutation((input: SegmentInput) =>
     existing ? api.update(ns, existing.key, { name: input.name, description: input.description, matchType: input.matchType }) : api.create(ns, input),
@@ -57,6 +66,7 @@ export function SegmentForm({ existing, onSaved }: { existing?: Segment; onSaved
 
   return (
     <form class="form" onSubmit={submit} noValidate aria-label={existing ? 'Segment details' : 'New segment'}>
+      {existing && seed.offer !== null && <ChangedElsewhere what="This segment" onReload={seed.reload} />}
       <FormError message={errors.form} />
       <NameKeyFields
         nameKey={nameKey}

@@ -9,6 +9,7 @@ import { Table } from '../../components/table';
 import { matchingWords, Pager, SearchBox, SortHeaders, useTable } from '../../components/table-tools';
 import { formatDate } from '../../lib/format';
 import { paths } from '../../routes/paths';
+import { useLiveRefresh } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
 
@@ -30,11 +31,15 @@ const HEADERS: { by: keyof typeof COLUMNS; label: string }[] = [
   { by: 'updated', label: 'Updated' },
 ];
 
-/** The namespace's segments: search, sort by any column, pages of 20; each key opens the segment. */
+/**
+ * The namespace's segments: search, sort by any column, pages of 20; each key opens the segment.
+ * Live: read again whenever the namespace moves (its event stream names flags, not segments).
+ */
 export function SegmentsListScreen() {
   const ns = useCurrentNamespace();
   const { readOnly } = useSession();
   const query = useQuery(() => api.list(ns), [ns]);
+  useLiveRefresh(query);
   const [search, setSearch] = useState('');
   const shown = useMemo(() => matchingWords(query.data ?? [], search), [query.data, search]);
   const table = useTable(shown, { columns: COLUMNS, initial: { by: 'key', dir: 'asc' } });
@@ -46,7 +51,7 @@ export function SegmentsListScreen() {
 
   let body;
   if (query.loading && !query.data) body = <Loading label="Loading segments…" />;
-  else if (query.error) body = <LoadError error={query.error} retry={query.reload} />;
+  else if (query.error && !query.data) body = <LoadError error={query.error} retry={query.reload} />;
   else if ((query.data ?? []).length === 0)
     body = (
       <Empty title="No segments yet.">

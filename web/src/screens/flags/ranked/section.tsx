@@ -23,6 +23,8 @@ export interface FlagSectionProps {
   flag: Flag;
   /** Called after every change the section makes (the page reloads what it shows of the flag). */
   onChanged?: () => void;
+  /** Moves when the flag changed elsewhere (live updates): the section reads its list again. */
+  version?: number;
 }
 
 export interface RankedSectionProps<T extends { id: string }> extends FlagSectionProps {
@@ -67,7 +69,7 @@ export interface RankedEditorProps<T> {
 const NONE: never[] = [];
 
 export function RankedSection<T extends { id: string }>(props: RankedSectionProps<T>) {
-  const { ns, flag, onChanged, noun, api } = props;
+  const { ns, flag, onChanged, noun, api, version = 0 } = props;
   const plural = `${noun}s`;
   const Noun = noun[0].toUpperCase() + noun.slice(1);
   const { readOnly } = useSession();
@@ -85,6 +87,25 @@ export function RankedSection<T extends { id: string }>(props: RankedSectionProp
     onChanged?.();
   };
   const reorder = useReorder(list, (r) => r.id, (ids) => api.order(ns, flag.key, ids), changed, Noun);
+  // Changed elsewhere: read again, but not under an open editor (its item could vanish with its
+  // user's input); then once it closes.
+  const [staleSince, setStaleSince] = useState<number | null>(null);
+  const seen = useRef(version);
+  useEffect(() => {
+    if (version === seen.current) return;
+    seen.current = version;
+    if (editing !== null || reorder.busy) setStaleSince(version);
+    else {
+      query.refresh();
+      segments.refresh();
+    }
+  }, [version]);
+  useEffect(() => {
+    if (staleSince === null || editing !== null || reorder.busy) return;
+    setStaleSince(null);
+    query.refresh();
+    segments.refresh();
+  }, [staleSince, editing, reorder.busy]);
   const canReorder = !readOnly && editing === null && list.length > 1;
   const newButton = `[data-action="new-${noun}"]`;
 
@@ -180,6 +201,11 @@ export function RankedSection<T extends { id: string }>(props: RankedSectionProp
         )}
       </header>
       {props.note}
+      {staleSince !== null && (
+        <p class="banner banner-changed" role="status" data-testid={`${plural}-changed`}>
+          The {plural} changed elsewhere: they are read again once you close the editor.
+        </p>
+      )}
       {reorder.error && (
         <div class="form-error sortable-error" role="alert">
           <span>{reorder.error}</span>
