@@ -59,8 +59,6 @@ export interface Operation {
   when: Presence;
   /** The dashboard: one GET route per built file, all standing under this entry's path. */
   staticFiles?: boolean;
-  /** A live stream: a 200 is held open until the client leaves (route walkers must not wait for its end). */
-  stream?: boolean;
   bindings: readonly Binding[];
 }
 
@@ -154,7 +152,7 @@ export const OPERATIONS = {
   OfrepEvaluateBulk: op('flipt.ofrep.OFREPService/EvaluateBulk', 'POST', 'ofrep', '/ofrep/v1/evaluate/flags', { from: 'header' }),
   // OFREP's event stream (ADR-0008) at Flipt v2's path; authenticated by the route itself (a
   // ticket in the URL, since a browser's EventSource sends no Authorization header, or the header).
-  OfrepEventStream: op(null, 'GET', 'public', '/ofrep/v1/_stream/:environmentKey/:namespaceKey/events', { from: 'path', param: 'namespaceKey' }, { stream: true }),
+  OfrepEventStream: op(null, 'GET', 'public', '/ofrep/v1/_stream/:environmentKey/:namespaceKey/events', { from: 'path', param: 'namespaceKey' }),
   EvaluationSnapshotNamespace: op('flipt.evaluation.DataService/EvaluationSnapshotNamespace', 'GET', 'evaluation', '/internal/v1/evaluation/snapshot/namespace/:key', {
     from: 'path',
     param: 'key',
