@@ -17,8 +17,8 @@ import { encodeMessage } from './codec';
  * environment are the resolves' (the same metadata). Messages are encoded here, once per update
  * for every stream that follows it (v1 and v2 events are the same bytes).
  *
- * What a client does not read stays bounded: past `maxBufferedBytes` written and not yet taken
- * by the connection, the stream is reset (RST_STREAM, ENHANCE_YOUR_CALM: the client sees
+ * What a client does not read stays bounded: with more than `maxBufferedBytes` written and not
+ * yet taken by the connection when the next message comes, the stream is reset (RST_STREAM, ENHANCE_YOUR_CALM: the client sees
  * RESOURCE_EXHAUSTED and reconnects) and its slot freed; the other streams never wait on it. At
  * shutdown (`live.close()`) each stream ends with trailers — status UNAVAILABLE, not a reset and
  * not OK: the JavaScript providers reconnect (and clear their cache) on an error status only, and
@@ -52,8 +52,9 @@ function changeData(update: SnapshotUpdate): Json | null {
 /**
  * The HTTP/2 stream under a grpc-js server call, to reset it: grpc-js offers no way to end a
  * call whose data the peer does not take (its status waits behind that data). Its field is
- * private to grpc-js (pinned in package.json); without it the stream ends with an error status
- * instead, behind the backlog, which stays bounded as nothing more is written.
+ * private to grpc-js (pinned in package.json; flagd-streams.test.ts fails without it); without
+ * it a stalled stream ends with an error status instead, behind its backlog, which stays bounded
+ * as nothing more is written.
  */
 function http2StreamOf(call: ServerWritableStream<Json, unknown>): ServerHttp2Stream | null {
   const stream = (call as unknown as { call?: { stream?: ServerHttp2Stream } }).call?.stream;
@@ -96,11 +97,13 @@ export function eventStreamer(options: EventStreamOptions): Streamer {
       };
       const write = (bytes: Buffer) => {
         if (!open) return;
+        // What earlier messages left untaken: a message is in flight until the connection takes
+        // it (the callback), so one larger than the bound is always let through on its own.
+        if (queued > maxBufferedBytes) return drop();
         queued += bytes.length;
         call.write(bytes, () => {
           queued -= bytes.length;
         });
-        if (queued > maxBufferedBytes) drop();
       };
       const drop = () => {
         if (!close(GrpcStatus.RESOURCE_EXHAUSTED)) return;
@@ -119,8 +122,9 @@ export function eventStreamer(options: EventStreamOptions): Streamer {
         },
       };
       const unsubscribe = live.subscribe(source, ofrepNamespace(headers), subscriber);
-      // The client went away (cancelled, its deadline, its connection): its slot is freed at once,
-      // also when that happened while the gate was still checking its token.
+      // The client went away (cancelled, its deadline, its connection): its slot is freed at
+      // once — also when that happened while the gate was checking its token, before these
+      // listeners were there to hear it.
       call.once('cancelled', () => close(GrpcStatus.CANCELLED));
       call.once('close', () => close(GrpcStatus.OK));
       call.on('error', () => close(GrpcStatus.UNKNOWN));

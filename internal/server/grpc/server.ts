@@ -79,7 +79,7 @@ const callIds = () => `grpc-${(++nextCall).toString(36)}`;
 const NO_PARAMS: readonly string[] = [];
 
 /** One call's count and span: `finish(code)` once it is over (a stream's end, as a unary call's answer). */
-function observe(api: GrpcApi, service: string, method: string, headers: IncomingHttpHeaders) {
+function observe(api: GrpcApi, service: string, method: string, headers: IncomingHttpHeaders, type: 'unary' | 'server_stream') {
   const startedAt = performance.now();
   const span = api.tracing?.call(service, method, headers) ?? null;
   let finished = false;
@@ -89,7 +89,7 @@ function observe(api: GrpcApi, service: string, method: string, headers: Incomin
     finish(code: number) {
       if (finished) return;
       finished = true;
-      api.metrics?.grpcCall(service, method, CODE_NAMES[code] ?? String(code), (performance.now() - startedAt) / 1000);
+      api.metrics?.grpcCall(service, method, CODE_NAMES[code] ?? String(code), (performance.now() - startedAt) / 1000, type);
       span?.end(code, code !== GrpcStatus.OK);
     },
   };
@@ -117,7 +117,7 @@ function statusOf(err: unknown, callee: Answerer | Streamer, errors: RequestErro
 function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog, service: string, method: string, answerer: Answerer) {
   return (call: ServerUnaryCall<Record<string, unknown>, unknown>, callback: sendUnaryData<unknown>) => {
     const headers = headersOf(call.metadata);
-    const { startedAt, span, finish } = observe(api, service, method, headers);
+    const { startedAt, span, finish } = observe(api, service, method, headers, 'unary');
     const fail = (err: unknown) => {
       const { code, message } = statusOf(err, answerer, errors);
       callback({ code, details: message });
@@ -145,7 +145,7 @@ function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorL
 function streamHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog, service: string, method: string, streamer: Streamer) {
   return (call: ServerWritableStream<Record<string, unknown>, unknown>) => {
     const headers = headersOf(call.metadata);
-    const { startedAt, span, finish } = observe(api, service, method, headers);
+    const { startedAt, span, finish } = observe(api, service, method, headers, 'server_stream');
     const run = async () => finish(await admitted(gate, streamer, call.request, headers, startedAt, (context) => streamer.open(context, call)));
     (span ? span.run(run) : run()).catch((err: unknown) => {
       // Refused before it started (the gate, the streams' limit): the status alone, as a unary error.
