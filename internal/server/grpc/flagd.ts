@@ -26,7 +26,7 @@ import { eventStreamer } from './flagd-events';
  *   SPLIT where the entity's bucket chose, DEFAULT, DISABLED;
  * - errors are flagd's: the gRPC code flagd sends with the word as details, which the providers
  *   turn back into OpenFeature's error codes (NOT_FOUND → FLAG_NOT_FOUND, INVALID_ARGUMENT →
- *   TYPE_MISMATCH, DATA_LOSS → PARSE_ERROR, UNKNOWN → GENERAL).
+ *   TYPE_MISMATCH, DATA_LOSS → PARSE_ERROR; any other code → GENERAL).
  *
  * The surface is `evaluation` (authentication.exclude.evaluation, namespace-scoped tokens for
  * their namespace), the namespace read as OFREP's header.
@@ -59,7 +59,8 @@ const parseError = () => new FlagdError(GrpcStatus.DATA_LOSS, 'PARSE_ERROR');
  */
 const describe: DescribeError = (err) => {
   if (err instanceof FlagdError) return { code: err.code, message: err.message };
-  // Only a request message that could not be read is `invalid` here: bridgeInput accepts any Struct.
+  // `invalid` here is a request message that could not be read (bridgeInput accepts any Struct)
+  // or flag data the evaluator refuses (rules out of order): flagd's "input or configuration".
   if (isPennonError(err) && err.kind === 'invalid') return { code: GrpcStatus.DATA_LOSS, message: 'PARSE_ERROR' };
   return null;
 };
@@ -103,7 +104,7 @@ function attachmentObject(attachment: string): Json {
 }
 
 /** `kind` of `flag` for `input`: Pennon's evaluator (observed-evaluation.ts), then flagd's shape. */
-export function resolveFlag(kind: Kind, flag: CompiledFlag, input: BridgeInput): Resolution {
+function resolveFlag(kind: Kind, flag: CompiledFlag, input: BridgeInput): Resolution {
   const { namespaceKey: ns, entityId, context } = input;
   if (flag.type === 'BOOLEAN_FLAG_TYPE') {
     if (kind !== 'Boolean') throw typeMismatch();

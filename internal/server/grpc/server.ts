@@ -168,11 +168,14 @@ function serviceOf(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog,
     const answerer = byRpc.get(rpc);
     const streamer = streams.get(rpc);
     if (answerer || streamer) served++;
+    const unimplemented = { code: GrpcStatus.UNIMPLEMENTED, details: `${name}/${method.name} is not served by Pennon` };
     implementation[method.name] = answerer
       ? unaryHandler(api, gate, errors, name, method.name, answerer)
       : streamer
         ? streamHandler(api, gate, errors, name, method.name, streamer)
-        : (_call: unknown, callback: sendUnaryData<unknown>) => callback({ code: GrpcStatus.UNIMPLEMENTED, details: `${name}/${method.name} is not served by Pennon` });
+        : method.responseStream
+          ? (call: ServerWritableStream<unknown, unknown>) => call.emit('error', unimplemented)
+          : (_call: unknown, callback: sendUnaryData<unknown>) => callback(unimplemented);
   }
   return served > 0 ? { definition, implementation } : null;
 }

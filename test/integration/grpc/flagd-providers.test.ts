@@ -3,7 +3,7 @@ import { ErrorCode, OpenFeature, ProviderEvents, StandardResolutionReasons, type
 import { FlagdProvider as FlagdV1Provider } from 'flagd-provider-v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_ATTACHMENT, Seeder, findEntity, seedClientFixture, thresholdValue, variantBucket } from '../../support/client-fixture';
-import { expectStatus, useServer } from '../../support/server';
+import { expectStatus, startServer, useServer, type TestServer } from '../../support/server';
 
 /**
  * The OpenFeature flagd providers, unchanged, in RPC mode against Pennon's gRPC port: 0.16.1
@@ -106,22 +106,27 @@ describe.each(GENERATIONS)('flagd provider, evaluation %s', (generation) => {
   });
 });
 
-/** The next PROVIDER_CONFIGURATION_CHANGED of `client` naming `key`, within `withinMs`. */
-function changeOf(client: Client, key: string, withinMs = 10_000): Promise<EventDetails<ProviderEvents.ConfigurationChanged>> {
+type Details = { flagsChanged?: string[] } | undefined;
+
+/** The next `event` of `client` that `test` accepts, within `withinMs`. */
+function eventOf(client: Client, event: ProviderEvents, test: (details: Details) => boolean = () => true, withinMs = 10_000): Promise<Details> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      client.removeHandler(ProviderEvents.ConfigurationChanged, heard);
-      reject(new Error(`no PROVIDER_CONFIGURATION_CHANGED naming ${key} within ${withinMs} ms`));
+      client.removeHandler(event, heard);
+      reject(new Error(`no ${event} within ${withinMs} ms`));
     }, withinMs);
-    const heard = (details?: EventDetails<ProviderEvents.ConfigurationChanged>) => {
-      if (!details?.flagsChanged?.includes(key)) return;
+    const heard = (details?: EventDetails) => {
+      if (!test(details as Details)) return;
       clearTimeout(timer);
-      client.removeHandler(ProviderEvents.ConfigurationChanged, heard);
-      resolve(details);
+      client.removeHandler(event, heard);
+      resolve(details as Details);
     };
-    client.addHandler(ProviderEvents.ConfigurationChanged, heard);
+    client.addHandler(event, heard);
   });
 }
+
+/** The next PROVIDER_CONFIGURATION_CHANGED of `client` naming `key`. */
+const changeOf = (client: Client, key: string) => eventOf(client, ProviderEvents.ConfigurationChanged, (details) => details?.flagsChanged?.includes(key) === true);
 
 describe('EventStream: a change through the management API', () => {
   it('arrives at both generations as PROVIDER_CONFIGURATION_CHANGED naming the flag, which their caches then drop', async () => {
@@ -134,7 +139,7 @@ describe('EventStream: a change through the management API', () => {
     const flag = expectStatus(await server.api.get('/api/v1/namespaces/default/flags/cached_flag'), 200);
     const after = flag.variants.find((v: { key: string }) => v.key === 'after').id;
     expectStatus(await server.api.put('/api/v1/namespaces/default/flags/cached_flag', { name: flag.name, enabled: true, defaultVariantId: after }), 200);
-    for (const details of await Promise.all(heard)) expect(details.flagsChanged).toEqual(['cached_flag']);
+    for (const details of await Promise.all(heard)) expect(details?.flagsChanged).toEqual(['cached_flag']);
     for (const generation of GENERATIONS) {
       expect(await clients[generation].getStringDetails('cached_flag', 'x', { targetingKey: 'user-1' })).toMatchObject({ value: 'after', variant: 'after', reason: 'STATIC' });
     }
@@ -148,4 +153,46 @@ describe('EventStream: a change through the management API', () => {
       expect(await clients[generation].getBooleanDetails('flag_boolean_static', false, { targetingKey: 'user-1' })).toMatchObject({ errorCode: 'FLAG_NOT_FOUND' });
     }
   });
+});
+
+describe('a Pennon restart', () => {
+  let first: TestServer | undefined;
+  let second: TestServer | undefined;
+  afterAll(async () => {
+    await first?.stop();
+    await second?.stop();
+  });
+
+  it("ends the providers' streams with an error status: they go STALE, drop their cache, and reconnect to the next server", async () => {
+    first = await startServer();
+    const port = first.service.grpcPort;
+    await new Seeder(first.api, 'default').variantFlag('fixed', { variants: [{ key: 'first' }, { key: 'second' }], defaultVariant: 'first' });
+    // A short backoff: the providers wait that long before reconnecting after an error status.
+    const options = { host: '127.0.0.1', port, tls: false, resolverType: 'rpc', cache: 'lru', retryBackoffMaxMs: 200 } as const;
+    const providers = { v2: new FlagdProvider(options), v1: new FlagdV1Provider(options) };
+    const restarted = {} as Record<Generation, Client>;
+    try {
+      for (const generation of GENERATIONS) {
+        await OpenFeature.setProviderAndWait(`restart-${generation}`, providers[generation]);
+        restarted[generation] = OpenFeature.getClient(`restart-${generation}`);
+        await restarted[generation].getStringValue('fixed', 'x', { targetingKey: 'user-1' });
+        expect((await restarted[generation].getStringDetails('fixed', 'x', { targetingKey: 'user-1' })).reason).toBe('CACHED');
+      }
+      const stale = GENERATIONS.map((generation) => eventOf(restarted[generation], ProviderEvents.Stale));
+      expect((await first.stop()).cut).toBe(0);
+      first = undefined;
+      await Promise.all(stale);
+
+      const ready = GENERATIONS.map((generation) => eventOf(restarted[generation], ProviderEvents.Ready));
+      second = await startServer({ PENNON_SERVER_GRPC_PORT: String(port) });
+      await new Seeder(second.api, 'default').variantFlag('fixed', { variants: [{ key: 'first' }, { key: 'second' }], defaultVariant: 'second' });
+      await Promise.all(ready);
+      for (const generation of GENERATIONS) {
+        // Not the cached answer of the server that went away.
+        expect(await restarted[generation].getStringDetails('fixed', 'x', { targetingKey: 'user-1' })).toMatchObject({ value: 'second', reason: 'STATIC' });
+      }
+    } finally {
+      await Promise.all(Object.values(providers).map((provider) => provider.onClose()));
+    }
+  }, 30_000);
 });
