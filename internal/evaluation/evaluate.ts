@@ -87,6 +87,7 @@ export function evaluateVariant(
     variantKey: '',
     variantAttachment: '',
     segmentKeys: NO_KEYS,
+    split: false,
   };
   if (flag.defaultVariant) {
     result.reason = 'DEFAULT_EVALUATION_REASON';
@@ -125,6 +126,8 @@ export function evaluateVariant(
         result.reason = 'MATCH_EVALUATION_REASON';
         result.variantKey = valid[i].variantKey;
         result.variantAttachment = valid[i].variantAttachment;
+        // One distribution whose range covers every bucket is a plain targeting match.
+        result.split = valid.length > 1 || bounds[0] < 1000;
         if (trace) {
           trace.bucket = { value: bucket, bounds, variants: valid.map((d) => d.variantKey), rollouts: valid.map((d) => d.rollout) };
           trace.outcome = `bucket ${bucket} falls in ${valid[i].variantKey}'s range`;
@@ -161,7 +164,7 @@ export function evaluateBoolean(
       if (trace) trace.steps.push({ kind: 'threshold', id: rollout.id, rank: rollout.rank, percentage: rollout.threshold.percentage, value, matched });
       if (matched) {
         if (trace) trace.outcome = `threshold value ${value} is below ${rollout.threshold.percentage}%, so ${rollout.threshold.value}`;
-        return { enabled: rollout.threshold.value, reason: 'MATCH_EVALUATION_REASON', segmentKeys: NO_KEYS };
+        return { enabled: rollout.threshold.value, reason: 'MATCH_EVALUATION_REASON', segmentKeys: NO_KEYS, split: rollout.threshold.percentage < 100 };
       }
     } else if (rollout.segment) {
       const segmentTrace: SegmentTrace[] | undefined = trace ? [] : undefined;
@@ -171,10 +174,10 @@ export function evaluateBoolean(
       }
       if (keys !== null) {
         if (trace) trace.outcome = `${keys.length === 1 ? 'segment' : 'segments'} ${keys.join(', ')} ${keys.length === 1 ? 'matches' : 'match'}, so ${rollout.segment.value}`;
-        return { enabled: rollout.segment.value, reason: 'MATCH_EVALUATION_REASON', segmentKeys: keys };
+        return { enabled: rollout.segment.value, reason: 'MATCH_EVALUATION_REASON', segmentKeys: keys, split: false };
       }
     }
   }
   if (trace) trace.outcome = `the flag's enabled value (${flag.enabled})`;
-  return { enabled: flag.enabled, reason: 'DEFAULT_EVALUATION_REASON', segmentKeys: NO_KEYS };
+  return { enabled: flag.enabled, reason: 'DEFAULT_EVALUATION_REASON', segmentKeys: NO_KEYS, split: false };
 }

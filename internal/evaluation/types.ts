@@ -107,6 +107,11 @@ export interface VariantResult {
   variantAttachment: string;
   /** Shared with the snapshot: do not modify. */
   segmentKeys: readonly string[];
+  /**
+   * The entity's bucket chose the variant: the matched rule splits among several distributions,
+   * or gives less than 100% to its one (OpenFeature's SPLIT, where Flipt says only MATCH).
+   */
+  split: boolean;
 }
 
 export interface BooleanResult {
@@ -114,4 +119,6 @@ export interface BooleanResult {
   reason: EvaluationReason;
   /** Shared with the snapshot: do not modify. */
   segmentKeys: readonly string[];
+  /** A threshold rollout under 100% answered: the entity's percentage decided (OpenFeature's SPLIT). */
+  split: boolean;
 }

@@ -329,11 +329,15 @@ export class Metrics implements CacheCounters {
     if (status >= 400) this.serverErrors.inc(); // Flipt counts every request answered with an error
   }
 
-  /** One gRPC call, by its service, method (both from the .proto files: bounded) and status code name. */
-  grpcCall(service: string, method: string, code: string, seconds: number): void {
+  /**
+   * One gRPC call, by its service, method (both from the .proto files: bounded) and status code
+   * name; a server stream (flagd's EventStream) when it ends, its whole life as its duration.
+   */
+  grpcCall(service: string, method: string, code: string, seconds: number, type: 'unary' | 'server_stream' = 'unary'): void {
     const key = `${service}/${method} ${code}`;
-    this.grpc.record(this.grpc.get(key) ?? this.grpc.add(key, { grpc_type: 'unary', grpc_service: service, grpc_method: method, grpc_code: code }), seconds);
-    if (code !== 'OK') this.serverErrors.inc();
+    this.grpc.record(this.grpc.get(key) ?? this.grpc.add(key, { grpc_type: type, grpc_service: service, grpc_method: method, grpc_code: code }), seconds);
+    // A stream's client leaving is how a stream ends, not an error.
+    if (code !== 'OK' && !(type === 'server_stream' && code === 'Canceled')) this.serverErrors.inc();
   }
 
   /** Database pool gauges, read at scrape time. */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { credentials, loadPackageDefinition, Metadata, type ChannelCredentials, type Client, type ChannelOptions, type ServiceError } from '@grpc/grpc-js';
+import { credentials, loadPackageDefinition, Metadata, type ChannelCredentials, type Client, type ChannelOptions, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 
 /**
@@ -10,7 +10,15 @@ import { loadSync } from '@grpc/proto-loader';
  */
 
 const PROTO_DIR = resolve(__dirname, '../../proto');
-const FILES = ['flipt/flipt.proto', 'flipt/evaluation/evaluation.proto', 'flipt/auth/auth.proto', 'flipt/ofrep/ofrep.proto', 'flipt/meta/meta.proto'];
+const FILES = [
+  'flipt/flipt.proto',
+  'flipt/evaluation/evaluation.proto',
+  'flipt/auth/auth.proto',
+  'flipt/ofrep/ofrep.proto',
+  'flipt/meta/meta.proto',
+  'flagd/evaluation/v1/evaluation.proto',
+  'flagd/evaluation/v2/evaluation.proto',
+];
 
 export const LOADER_OPTIONS = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [PROTO_DIR] };
 
@@ -54,18 +62,28 @@ export class GrpcClient {
 
   /** One unary call; `metadata` adds entries beside the token's `authorization`. */
   call<T = any>(method: string, request: object = {}, metadata: Record<string, string> = {}): Promise<T> {
+    const { client, fn, md } = this.method(method, metadata);
+    return new Promise((resolvePromise, reject) =>
+      fn.call(client, request, md, { deadline: Date.now() + 10_000 }, (err: ServiceError | null, res: T) => (err ? reject(err) : resolvePromise(res))),
+    );
+  }
+
+  /** A server-streaming call (flagd's EventStream); the caller reads, cancels or leaves it. */
+  stream<T = any>(method: string, request: object = {}, metadata: Record<string, string> = {}): ClientReadableStream<T> {
+    const { client, fn, md } = this.method(method, metadata);
+    return fn.call(client, request, md) as ClientReadableStream<T>;
+  }
+
+  private method(method: string, metadata: Record<string, string>) {
     const slash = method.lastIndexOf('/');
-    const service = method.slice(0, slash);
     const name = method.slice(slash + 1);
-    const client = this.client(service) as unknown as Record<string, (req: object, md: Metadata, opts: object, cb: (err: ServiceError | null, res: T) => void) => void>;
+    const client = this.client(method.slice(0, slash)) as unknown as Record<string, (...args: unknown[]) => unknown>;
     const md = new Metadata();
     if (this.token) md.set('authorization', `Bearer ${this.token}`);
     for (const [k, v] of Object.entries(metadata)) md.set(k, v);
     const fn = client[name[0].toLowerCase() + name.slice(1)] ?? client[name];
     if (typeof fn !== 'function') throw new Error(`${method} is not in the .proto files`);
-    return new Promise((resolvePromise, reject) =>
-      fn.call(client, request, md, { deadline: Date.now() + 10_000 }, (err, res) => (err ? reject(err) : resolvePromise(res))),
-    );
+    return { client, fn, md };
   }
 
   /** The error a call fails with (its code and details); throws if it succeeds. */

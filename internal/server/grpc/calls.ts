@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ServerWritableStream } from '@grpc/grpc-js';
 import { OPERATIONS, routesOf, type OperationName, type RouteSpec } from '../../wire/routes';
 import { decodeEvaluationRequest } from '../../wire';
 import { answerEvaluation } from '../evaluation-answer';
@@ -25,19 +26,40 @@ export interface CallContext {
   startedAt: number;
 }
 
+/**
+ * What the gate and the call's request need of a method: its surface (authentication), how its
+ * namespace is read (scoped tokens), and the HTTP method its message stands in for.
+ */
+export type CallSpec = Pick<RouteSpec, 'method' | 'surface' | 'namespace'>;
+
+/** A call's status where a protocol words its errors itself (flagd's); null leaves it to errors.ts. */
+export type DescribeError = (err: unknown) => { code: number; message: string } | null;
+
 export interface Answerer {
-  /** The operation's HTTP route (the Family A one where there are two): its surface and namespace reading. */
-  spec: RouteSpec;
+  /** The operation's HTTP route (the Family A one where there are two), or what stands for one. */
+  spec: CallSpec;
   /** The names of its path values (`:flagKey`…), read once rather than per call. */
   params: readonly string[];
   /** The JSON answer, synchronously where the operation can give it so (evaluation). */
   answer(context: CallContext): unknown;
+  describe?: DescribeError;
+}
+
+/** A server-streaming method (flagd's EventStream), behind the same gate as a unary one. */
+export interface Streamer {
+  spec: CallSpec;
+  /**
+   * Starts the stream once the call is allowed (throwing if it is refused: its status is the
+   * error's), and resolves with the status code it ended with, however it ended.
+   */
+  open(context: CallContext, call: ServerWritableStream<Json, unknown>): Promise<number>;
+  describe?: DescribeError;
 }
 
 const PARAM = /:([A-Za-z]+)/g;
 
 /** The path values a route would have read from its URL, taken from the message's fields of the same names. */
-export function callRequest({ spec, params: names }: Answerer, message: Json, headers: IncomingHttpHeaders): CallRequest {
+export function callRequest(spec: CallSpec, names: readonly string[], message: Json, headers: IncomingHttpHeaders): CallRequest {
   const params: Record<string, string> = {};
   for (const name of names) {
     const value = message[name];

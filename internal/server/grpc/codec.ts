@@ -108,18 +108,18 @@ export function encodeMessage(type: protobuf.Type, json: unknown): Buffer {
   return Buffer.from(type.encode(message).finish());
 }
 
-/** A unary method as grpc-js serves (and its clients call) it, carrying JSON objects. */
-export function unaryDefinition(method: protobuf.Method): MethodDefinition<Json, unknown> {
+/** A unary or server-streaming method as grpc-js serves (and its clients call) it, carrying JSON objects. */
+export function methodDefinition(method: protobuf.Method): MethodDefinition<Json, unknown> {
   const service = method.parent as protobuf.Service;
   const request = method.resolvedRequestType as protobuf.Type;
   const response = method.resolvedResponseType as protobuf.Type;
   return {
     path: `/${service.fullName.slice(1)}/${method.name}`,
     requestStream: false,
-    responseStream: false,
+    responseStream: method.responseStream === true,
     requestSerialize: (json) => encodeMessage(request, json),
     requestDeserialize: tolerantDecoder(request),
-    // An answer already encoded (the namespace snapshot, built in slices) is sent as it is.
+    // An answer already encoded (the namespace snapshot, built in slices; a stream's events) is sent as it is.
     responseSerialize: (json) => (Buffer.isBuffer(json) ? json : encodeMessage(response, json)),
     responseDeserialize: (bytes) => decodeMessage(response, bytes),
   };

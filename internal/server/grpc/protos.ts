@@ -1,5 +1,7 @@
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor';
+import flagdV1 from '../../../proto/flagd/evaluation/v1/evaluation.proto';
+import flagdV2 from '../../../proto/flagd/evaluation/v2/evaluation.proto';
 import fliptAuth from '../../../proto/flipt/auth/auth.proto';
 import fliptEvaluation from '../../../proto/flipt/evaluation/evaluation.proto';
 import flipt from '../../../proto/flipt/flipt.proto';
@@ -19,6 +21,9 @@ const FILES: Record<string, string> = {
   'flipt/ofrep/ofrep.proto': fliptOfrep,
   'flipt/meta/meta.proto': fliptMeta,
   'google/api/httpbody.proto': httpBody,
+  // flagd's evaluation protocol, both generations (the OpenFeature flagd providers' RPC mode).
+  'flagd/evaluation/v1/evaluation.proto': flagdV1,
+  'flagd/evaluation/v2/evaluation.proto': flagdV2,
   // Served by grpc-health.ts; here so that reflection lists and describes it too.
   'grpc/health/v1/health.proto': health,
 };

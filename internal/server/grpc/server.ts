@@ -1,11 +1,23 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Server, ServerCredentials, setLogger, status as GrpcStatus, type Metadata, type ServerUnaryCall, type sendUnaryData, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  setLogger,
+  status as GrpcStatus,
+  type Metadata,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type sendUnaryData,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
 import type { Logger } from 'pino';
 import type { Config } from '../../config';
 import type { Authenticator } from '../../auth';
 import type { Clock } from '../../core';
+import type { LiveHub } from '../../live';
 import type { Metrics } from '../../telemetry';
 import type { Tracing } from '../../telemetry/tracing';
 import { namespaceOf } from '../../wire/routes';
@@ -16,8 +28,9 @@ import { healthImplementation, HEALTH_SERVICE } from '../grpc-health';
 import type { HealthState } from '../health';
 import type { Operations } from '../route-table';
 import type { FlagSources } from '../sources';
-import { answerers, callRequest, type Answerer, type CallContext } from './calls';
-import { unaryDefinition, undecodable } from './codec';
+import { answerers, callRequest, type Answerer, type CallContext, type Streamer } from './calls';
+import { methodDefinition, undecodable } from './codec';
+import { flagdCalls } from './flagd';
 import { protoRoot } from './protos';
 import { SnapshotMessages } from './snapshot-messages';
 import { addReflection } from './reflection';
@@ -25,7 +38,8 @@ import { addReflection } from './reflection';
 /**
  * The gRPC server on `server.grpc_port`: the health service always, and Flipt v1's API — the
  * management, evaluation, data, authentication, OFREP and metadata services of the project's
- * .proto files — answered by the same operations as HTTP (calls.ts), behind the same gate
+ * .proto files — answered by the same operations as HTTP (calls.ts), and flagd's evaluation
+ * protocol (flagd.ts, flagd-events.ts) over the same evaluator, behind the same gate
  * (bearer token in the `authorization` metadata, exclusions, namespace scopes), with the same
  * errors as gRPC codes; reflection; every call counted and traced.
  */
@@ -38,6 +52,8 @@ export interface GrpcApi {
   authenticator: Pick<Authenticator, 'authenticate'>;
   metrics: Metrics | null;
   tracing: Tracing | null;
+  /** Live streams (flagd's EventStream): the limit, heartbeats, the end at shutdown. */
+  live: LiveHub;
 }
 
 export interface GrpcServer {
@@ -60,19 +76,50 @@ function headersOf(metadata: Metadata): IncomingHttpHeaders {
 let nextCall = 0;
 const callIds = () => `grpc-${(++nextCall).toString(36)}`;
 
-function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog, service: string, method: string, answerer: Answerer) {
-  const { spec, answer } = answerer;
-  const guarded = gate !== null && gate.guards(spec.surface);
-  return (call: ServerUnaryCall<Record<string, unknown>, unknown>, callback: sendUnaryData<unknown>) => {
-    const startedAt = performance.now();
-    const headers = headersOf(call.metadata);
-    const span = api.tracing?.call(service, method, headers) ?? null;
-    const finish = (code: number) => {
-      api.metrics?.grpcCall(service, method, CODE_NAMES[code] ?? String(code), (performance.now() - startedAt) / 1000);
+const NO_PARAMS: readonly string[] = [];
+
+/** One call's count and span: `finish(code)` once it is over (a stream's end, as a unary call's answer). */
+function observe(api: GrpcApi, service: string, method: string, headers: IncomingHttpHeaders, type: 'unary' | 'server_stream') {
+  const startedAt = performance.now();
+  const span = api.tracing?.call(service, method, headers) ?? null;
+  let finished = false;
+  return {
+    startedAt,
+    span,
+    finish(code: number) {
+      if (finished) return;
+      finished = true;
+      api.metrics?.grpcCall(service, method, CODE_NAMES[code] ?? String(code), (performance.now() - startedAt) / 1000, type);
       span?.end(code, code !== GrpcStatus.OK);
-    };
+    },
+  };
+}
+
+/** The call's request and context, checked by the gate (token, then the namespace scope) before `then`. */
+function admitted<T>(gate: AuthGate | null, callee: Answerer | Streamer, message: Record<string, unknown>, headers: IncomingHttpHeaders, startedAt: number, then: (context: CallContext) => T): T | Promise<T> {
+  const unreadable = undecodable(message);
+  if (unreadable !== undefined) throw unreadable;
+  const { spec } = callee;
+  const request = callRequest(spec, 'params' in callee ? callee.params : NO_PARAMS, message, headers);
+  const context: CallContext = { headers, request, startedAt };
+  if (gate === null || !gate.guards(spec.surface)) return then(context);
+  return gate.check(headers.authorization as string | undefined, spec.surface).then((auth) => {
+    request.auth = auth;
+    gate.checkNamespace(auth, namespaceOf(spec.namespace, request));
+    return then(context);
+  });
+}
+
+function statusOf(err: unknown, callee: Answerer | Streamer, errors: RequestErrorLog): { code: number; message: string } {
+  return callee.describe?.(err) ?? describeError(err, callIds(), errors);
+}
+
+function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog, service: string, method: string, answerer: Answerer) {
+  return (call: ServerUnaryCall<Record<string, unknown>, unknown>, callback: sendUnaryData<unknown>) => {
+    const headers = headersOf(call.metadata);
+    const { startedAt, span, finish } = observe(api, service, method, headers, 'unary');
     const fail = (err: unknown) => {
-      const { code, message } = describeError(err, callIds(), errors);
+      const { code, message } = statusOf(err, answerer, errors);
       callback({ code, details: message });
       finish(code);
     };
@@ -82,18 +129,7 @@ function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorL
     };
     const run = () => {
       try {
-        const unreadable = undecodable(call.request);
-        if (unreadable !== undefined) throw unreadable;
-        const request = callRequest(answerer, call.request, headers);
-        const context: CallContext = { headers, request, startedAt };
-        if (guarded) {
-          return gate.check(headers.authorization as string | undefined, spec.surface).then((auth) => {
-            request.auth = auth;
-            gate.checkNamespace(auth, namespaceOf(spec.namespace, request));
-            return answer(context);
-          });
-        }
-        return answer(context);
+        return admitted(gate, answerer, call.request, headers, startedAt, (context) => answerer.answer(context));
       } catch (err) {
         return Promise.reject(err);
       }
@@ -105,19 +141,41 @@ function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorL
   };
 }
 
+/** A server-streaming method: counted and traced as a unary call is, from its start to its end. */
+function streamHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog, service: string, method: string, streamer: Streamer) {
+  return (call: ServerWritableStream<Record<string, unknown>, unknown>) => {
+    const headers = headersOf(call.metadata);
+    const { startedAt, span, finish } = observe(api, service, method, headers, 'server_stream');
+    const run = async () => finish(await admitted(gate, streamer, call.request, headers, startedAt, (context) => streamer.open(context, call)));
+    (span ? span.run(run) : run()).catch((err: unknown) => {
+      // Refused before it started (the gate, the streams' limit): the status alone, as a unary error.
+      const { code, message } = statusOf(err, streamer, errors);
+      call.emit('error', { code, details: message });
+      finish(code);
+    });
+  };
+}
+
 /** A service's methods, each answered by its operation or, where Pennon has none, UNIMPLEMENTED naming it. */
-function serviceOf(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog, service: protobuf.Service, byRpc: Map<string, Answerer>) {
+function serviceOf(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorLog, service: protobuf.Service, byRpc: Map<string, Answerer>, streams: Map<string, Streamer>) {
   const definition: Record<string, ServiceDefinition[string]> = {};
   const implementation: UntypedServiceImplementation = {};
   const name = service.fullName.slice(1);
   let served = 0;
   for (const method of service.methodsArray) {
-    definition[method.name] = unaryDefinition(method);
-    const answerer = byRpc.get(`${name}/${method.name}`);
-    if (answerer) served++;
+    definition[method.name] = methodDefinition(method);
+    const rpc = `${name}/${method.name}`;
+    const answerer = byRpc.get(rpc);
+    const streamer = streams.get(rpc);
+    if (answerer || streamer) served++;
+    const unimplemented = { code: GrpcStatus.UNIMPLEMENTED, details: `${name}/${method.name} is not served by Pennon` };
     implementation[method.name] = answerer
       ? unaryHandler(api, gate, errors, name, method.name, answerer)
-      : (_call: unknown, callback: sendUnaryData<unknown>) => callback({ code: GrpcStatus.UNIMPLEMENTED, details: `${name}/${method.name} is not served by Pennon` });
+      : streamer
+        ? streamHandler(api, gate, errors, name, method.name, streamer)
+        : method.responseStream
+          ? (call: ServerWritableStream<unknown, unknown>) => call.emit('error', unimplemented)
+          : (_call: unknown, callback: sendUnaryData<unknown>) => callback(unimplemented);
   }
   return served > 0 ? { definition, implementation } : null;
 }
@@ -164,8 +222,10 @@ export async function startGrpcServer(health: HealthState, api: GrpcApi | null, 
     const gate = api.config.authentication.required ? new AuthGate(api.config.authentication, api.authenticator) : null;
     errors = new RequestErrorLog(logger, { now: () => api.clock.nowMicros() / 1000 });
     const byRpc = answerers(api.operations, api.sources, new SnapshotMessages(root), { tokenMethod: api.config.authentication.methods.token.enabled });
+    const flagd = flagdCalls(root, api.sources, api.live, api.config.streams.max_buffered_bytes);
+    for (const [rpc, answerer] of flagd.answerers) byRpc.set(rpc, answerer);
     for (const service of servicesIn(root)) {
-      const served = serviceOf(api, gate, errors, service, byRpc);
+      const served = serviceOf(api, gate, errors, service, byRpc, flagd.streams);
       if (served) server.addService(served.definition, served.implementation);
     }
     addReflection(server, root);
