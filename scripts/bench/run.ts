@@ -71,10 +71,10 @@ async function main(): Promise<void> {
     console.log(`throughput ratio ${throughputRatio.toFixed(2)} (medians of 3 alternating rounds)`);
   }
   if (want('streams')) {
-    console.log('\n## Live streams: OFREP SSE clients held by one instance, a write → every client notified (targets: 10,000 held; p99 ≤ 1 s)');
+    console.log('\n## Live streams: OFREP SSE clients and flagd EventStreams held by one instance, a write → every client notified (targets: 10,000 held; p99 ≤ 1 s)');
     for (const r of await streamsBench()) {
       const rss = Number.isNaN(r.rssPer1000Mb) ? '' : `  RSS ${r.rssBeforeMb.toFixed(0)} → ${r.rssAfterMb.toFixed(0)} MB (${r.rssPer1000Mb.toFixed(1)} MB per 1,000)`;
-      console.log(`${String(r.clients).padStart(6)} clients  notified ${r.received}/${r.expected}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  max ${r.maxMs.toFixed(1)} ms${rss}`);
+      console.log(`${r.kind.padEnd(4)} ${String(r.clients).padStart(6)} clients  notified ${r.received}/${r.expected}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  max ${r.maxMs.toFixed(1)} ms${rss}`);
     }
   }
   if (want('durability')) {
