@@ -13,7 +13,7 @@ import { longestStall } from '../../support/stall';
  * the stall measured.
  */
 
-const CLIENTS = Number(process.env.V2_CLIENTS ?? 20);
+const CLIENTS = 20;
 
 /**
  * The clients: each follows the stream and counts its lines; every time the fewest lines any of
