@@ -30,6 +30,8 @@ import { secureServer } from './secure-server';
 import { authRoutes } from './routes/auth';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { SnapshotBodies } from './routes/snapshot-body';
+import { DigestedBodies } from './routes/client-v2-body';
+import { clientV2Routes } from './routes/client-v2';
 import { evaluationRoutes } from './routes/evaluate';
 import { installMetrics, measured } from './http-metrics';
 import { healthRoutes } from './routes/health';
@@ -166,6 +168,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const snapshotBodies = new SnapshotBodies();
   app.decorate('snapshotBodies', snapshotBodies);
   await app.register(async (scope) => clientSnapshotRoutes(scope, sources, snapshotBodies));
+  // Flipt v2's client snapshot and its stream: one document per snapshot, shared by every stream.
+  const digestedBodies = new DigestedBodies();
+  app.decorate('digestedBodies', digestedBodies);
+  const clientV2 = { sources, bodies: digestedBodies, live: deps.live, maxBufferedBytes: deps.config.streams.max_buffered_bytes, errors };
+  await app.register(async (scope) => clientV2Routes(scope, clientV2));
   // The inbound Git webhook: its own scope, which reads bodies as raw bytes.
   const webhook = deps.webhook;
   if (webhook) await app.register(async (scope) => webhookRoutes(scope, webhook, health));

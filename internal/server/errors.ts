@@ -121,6 +121,33 @@ function handleError(error: FastifyError | Error, request: FastifyRequest, reply
 }
 
 /**
+ * A server stream's error line, as grpc-gateway writes one (Flipt v2's snapshot stream):
+ * `{"error": {code, message, details}}` and the newline that ends every frame, so a client
+ * reading the stream line by line reads it as one.
+ */
+export function streamErrorLine(code: number, message: string): string {
+  return `${JSON.stringify({ error: errorBody(code, message) })}\n`;
+}
+
+/**
+ * The error handler of a server stream's route: refused before its first frame (401, 404, 400,
+ * 503 beyond `streams.max`), the stream answers with the error's status and its error line,
+ * as grpc-gateway does when the stream ends before a message.
+ */
+export const streamErrorHandler = (errors: RequestErrorLog) => (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+  const { status, code, message } = describeError(error, request.id, errors);
+  reply.header('x-request-id', request.id);
+  if (status === 401) reply.header('www-authenticate', wwwAuthenticate(message));
+  return reply.status(status).type('application/json').send(streamErrorLine(code, message));
+};
+
+/** A failure in the middle of a stream (its headers sent): the line that ends it. */
+export function streamFailure(error: unknown, requestId: string, errors: RequestErrorLog): string {
+  const { code, message } = describeError(error, requestId, errors);
+  return streamErrorLine(code, message);
+}
+
+/**
  * What kind of failure an error is, for the error log's one line per kind: the error's kind,
  * the driver's code behind it (ECONNREFUSED, 57P01…) and our message (never the client's data).
  */

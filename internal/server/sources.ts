@@ -18,19 +18,34 @@ export interface FlagSource {
 export interface FlagSources {
   /** The request's source; throws Flipt's not-found error for an unknown environment. */
   of(headers: IncomingHttpHeaders): FlagSource;
+  /**
+   * The source an environment's name picks (Flipt v2's `/client/v2/environments/{environment}/…`):
+   * without Git environments the database, named `default`; with them the environment so named,
+   * or — for `default`, when none is named so — the default one, as Flipt v2 answers SDKs that
+   * send `default` whatever the default environment is called. Any other name: Flipt's not-found.
+   */
+  environment(name: string): FlagSource;
   /** Every environment, the default first ([] without Git environments). */
   environments(): readonly FlagSource[];
   /** True when flag state is read from Git: every write through the API is refused. */
   readonly gitBacked: boolean;
 }
 
+const HEADER = 'x-flipt-environment';
+/** The name Flipt v2's SDKs send by default; the database's flags answer to it. */
+export const DEFAULT_ENVIRONMENT = 'default';
+
+const unknownEnvironment = (name: string) => notFound(`environment "${name}" not found`);
+
 /** One source for every request: the database (Flipt v1 ignores X-Flipt-Environment). */
 export function singleSource(source: Omit<FlagSource, 'name'>): FlagSources {
   const only: FlagSource = { name: '', ...source };
-  return { of: () => only, environments: () => [], gitBacked: false };
+  const environment = (name: string) => {
+    if (name !== DEFAULT_ENVIRONMENT) throw unknownEnvironment(name);
+    return only;
+  };
+  return { of: () => only, environment, environments: () => [], gitBacked: false };
 }
-
-const HEADER = 'x-flipt-environment';
 
 /** Git environments, picked per request by X-Flipt-Environment (case as configured). */
 export function environmentSources(sources: readonly FlagSource[], defaultName: string): FlagSources {
@@ -44,28 +59,15 @@ export function environmentSources(sources: readonly FlagSource[], defaultName: 
       const name = Array.isArray(header) ? header[0] : header;
       if (name === undefined || name === '') return fallback;
       const source = byName.get(name);
-      if (!source) throw notFound(`environment "${name}" not found`);
+      if (!source) throw unknownEnvironment(name);
+      return source;
+    },
+    environment(name) {
+      const source = byName.get(name) ?? (name === DEFAULT_ENVIRONMENT ? fallback : undefined);
+      if (!source) throw unknownEnvironment(name);
       return source;
     },
     environments: () => ordered,
     gitBacked: true,
   };
 }
-
-/**
- * The source a path names by environment (Flipt v2's `/…/environments/{environment}/…` routes):
- * with the database, only `default`; with Git environments, a configured one. Flipt's not-found
- * error otherwise.
- */
-export function sourceNamed(sources: FlagSources, environment: string): FlagSource {
-  if (!sources.gitBacked) {
-    if (environment === DATABASE_ENVIRONMENT) return sources.of({});
-  } else {
-    const found = sources.environments().find((s) => s.name === environment);
-    if (found) return found;
-  }
-  throw notFound(`environment "${environment}" not found`);
-}
-
-/** The name Flipt v2's environment-scoped paths give the database's flags. */
-export const DATABASE_ENVIRONMENT = 'default';

@@ -158,6 +158,12 @@ export const OPERATIONS = {
     param: 'key',
   }),
 
+  // Flipt v2's client API for client-side SDKs (ClientEvaluationService over HTTP; Pennon's gRPC
+  // server has Flipt v1's services only): a namespace's snapshot with its digest, and the stream
+  // of its snapshots. `environment` is the database's `default` or a Git environment.
+  ClientSnapshotNamespace: op(null, 'GET', 'evaluation', '/client/v2/environments/:environment/namespaces/:key/snapshot', { from: 'path', param: 'key' }),
+  ClientSnapshotNamespaceStream: op(null, 'GET', 'evaluation', '/client/v2/environments/:environment/namespaces/:key/stream', { from: 'path', param: 'key' }),
+
   // Flipt v2's environments (Git storage) and its inbound webhook, authenticated by the provider's own signature.
   ListEnvironments: op(null, 'GET', 'management', '/api/v2/environments', NONE, { when: 'git' }),
   Webhook: op(null, 'POST', 'public', '/api/v2/webhooks/:environment', NONE, { when: 'webhook' }),

@@ -8,7 +8,7 @@ import type { OfrepEventStreamJson, OfrepRefetchJson } from '../../wire';
 import type { AuthGate } from '../auth-gate';
 import { followWhileOpen, openHttpStream, type HttpStream } from '../live-http';
 import { serve } from '../route-table';
-import { DATABASE_ENVIRONMENT, sourceNamed, type FlagSource, type FlagSources } from '../sources';
+import { DEFAULT_ENVIRONMENT, type FlagSource, type FlagSources } from '../sources';
 
 /**
  * OFREP's event streams (ADR-0008, "SSE for bulk evaluation changes"), at Flipt v2's path
@@ -33,7 +33,7 @@ const PATH = (environment: string, ns: string) => `/ofrep/v1/_stream/${encodeURI
 /** The bulk answer's `eventStreams`: this server's stream of the namespace, with a ticket when tokens are required. */
 export function eventStreamsFor(source: FlagSource, ns: string, auth: Authentication | null, deps: OfrepStreamDeps): OfrepEventStreamJson[] {
   const ticket = auth ? `?ticket=${encodeURIComponent(deps.authenticator.ticketFor(auth, ns))}` : '';
-  return [{ type: 'sse', endpoint: { requestUri: `${PATH(source.name || DATABASE_ENVIRONMENT, ns)}${ticket}` }, inactivityDelaySec: Math.round(deps.streams.inactivity_delay / 1000) }];
+  return [{ type: 'sse', endpoint: { requestUri: `${PATH(source.name || DEFAULT_ENVIRONMENT, ns)}${ticket}` }, inactivityDelaySec: Math.round(deps.streams.inactivity_delay / 1000) }];
 }
 
 /** `flagConfigEtag` / `flagConfigLastModified`: a refetch after an event waits for what the event announced. */
@@ -61,7 +61,7 @@ function refetch(snapshot: CompiledNamespace, at: number): string {
 export function ofrepEventRoutes(app: FastifyInstance, sources: FlagSources, deps: OfrepStreamDeps): void {
   serve<{ Params: { environmentKey: string; namespaceKey: string }; Querystring: { ticket?: unknown } }>(app, 'OfrepEventStream', async (request, reply) => {
     const { environmentKey, namespaceKey: ns } = request.params;
-    const source = sourceNamed(sources, environmentKey);
+    const source = sources.environment(environmentKey);
     await authorize(request, ns, deps);
     // Loaded before any byte is sent, so an unreadable namespace is still an error answer.
     const held = await source.snapshots.get(ns);

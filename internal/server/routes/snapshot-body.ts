@@ -39,18 +39,20 @@ interface Pieces {
   length: number;
 }
 
-interface Built {
-  /** The JSON itself, when small enough to keep beside its compressed forms. */
-  raw: Buffer | null;
+export interface Built {
+  /** The JSON itself in blocks of about a megabyte, when small enough to keep beside its compressed forms. */
+  raw: Buffer[] | null;
   rawLength: number;
   gzip: Pieces;
   br: Pieces;
 }
 
 /** Flags serialised per turn of the event loop: ~1–3 ms of work at ~11 KB per flag. */
-const FLAGS_PER_SLICE = 25;
+export const FLAGS_PER_SLICE = 25;
 /** Documents up to this size are kept uncompressed too (most namespaces). */
 const RAW_KEPT_BYTES = 1024 * 1024;
+/** The kept JSON's blocks: slices joined up to this size, so a reader gets few large writes. */
+const RAW_BLOCK_BYTES = 1024 * 1024;
 /** Brotli's quality: 11 (the default) takes minutes for 100 MB; 5 compresses such JSON ~as well as gzip 9, several times faster. */
 const BROTLI_QUALITY = 5;
 
@@ -63,18 +65,18 @@ export class SnapshotBodies {
     return this.cache
       .of(snapshot, acceptVersion, () => {
         this.stats.builds++;
-        return build(snapshot, acceptVersion);
+        return compressSlices(snapshotSlices(snapshot, acceptVersion, FLAGS_PER_SLICE), { flags: snapshot.ordered.length, rawKeptBytes: RAW_KEPT_BYTES });
       })
       .then(bodyOf);
   }
 }
 
-function bodyOf(built: Built): SnapshotBody {
+export function bodyOf(built: Built): SnapshotBody {
   return {
     length: (encoding) => (encoding === 'identity' ? built.rawLength : built[encoding].length),
     stream: (encoding) => {
       if (encoding !== 'identity') return paced(built[encoding].chunks);
-      if (built.raw) return Readable.from([built.raw], { objectMode: false });
+      if (built.raw) return paced(built.raw);
       // Brotli decodes faster than gunzip (~1.4 against ~0.9 GB/s), on the thread pool too.
       return paced(built.br.chunks).pipe(createBrotliDecompress());
     },
@@ -110,7 +112,15 @@ export function paced(chunks: readonly Buffer[]): Readable {
   });
 }
 
-async function build(snapshot: CompiledNamespace, acceptVersion: string | undefined): Promise<Built> {
+export interface CompressOptions {
+  /** The document's flags (brotli's size hint). */
+  flags: number;
+  /** The JSON is kept too when it is at most this long. */
+  rawKeptBytes: number;
+}
+
+/** A document written slice by slice — a turn of the event loop between slices — into its kept forms. */
+export async function compressSlices(slices: Iterable<string>, options: CompressOptions): Promise<Built> {
   const gzip = createGzip();
   const br = createBrotliCompress({
     params: {
@@ -118,18 +128,27 @@ async function build(snapshot: CompiledNamespace, acceptVersion: string | undefi
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
       // Fed slices without a hint, the encoder picks small blocks (4.2 MB instead of 3.7 at
       // 10,000 flags of ten rules); a flag is ~1–11 KB.
-      [constants.BROTLI_PARAM_SIZE_HINT]: Math.min(snapshot.ordered.length * 4096, 1 << 30),
+      [constants.BROTLI_PARAM_SIZE_HINT]: Math.min(options.flags * 4096, 1 << 30),
     },
   });
   const compressed = Promise.all([collect(gzip), collect(br)]);
   let raw: Buffer[] | null = [];
+  let block: Buffer[] = [];
+  let blockLength = 0;
   let rawLength = 0;
   try {
-    for (const slice of snapshotSlices(snapshot, acceptVersion, FLAGS_PER_SLICE)) {
+    for (const slice of slices) {
       const bytes = Buffer.from(slice, 'utf8');
       rawLength += bytes.length;
-      if (raw && rawLength <= RAW_KEPT_BYTES) raw.push(bytes);
-      else raw = null;
+      if (raw && rawLength <= options.rawKeptBytes) {
+        block.push(bytes);
+        blockLength += bytes.length;
+        if (blockLength >= RAW_BLOCK_BYTES) {
+          raw.push(Buffer.concat(block, blockLength));
+          block = [];
+          blockLength = 0;
+        }
+      } else raw = null;
       await Promise.all([write(gzip, bytes), write(br, bytes)]);
       await nextTurn();
     }
@@ -140,8 +159,9 @@ async function build(snapshot: CompiledNamespace, acceptVersion: string | undefi
   }
   gzip.end();
   br.end();
+  if (raw && blockLength > 0) raw.push(Buffer.concat(block, blockLength));
   const [gzipped, brotli] = await compressed;
-  return { raw: raw && Buffer.concat(raw, rawLength), rawLength, gzip: gzipped, br: brotli };
+  return { raw, rawLength, gzip: gzipped, br: brotli };
 }
 
 /** Writes, waiting for the compressor to drain when its buffer is full (memory stays bounded). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CompiledFlag, CompiledNamespace, CompiledSegment } from '../../evaluation';
 import { float32, timestamp } from '../../wire';
 
@@ -37,16 +38,15 @@ function segmentJson(s: CompiledSegment, gate: { entityId: boolean }) {
   };
 }
 
-function flagJson(f: CompiledFlag, gate: ReturnType<typeof gateOf>) {
+/** A flag's first fields, before its timestamps. */
+function flagHead(f: CompiledFlag) {
+  return { key: f.key, name: f.name, description: f.description, enabled: f.enabled, type: f.type };
+}
+
+/** A flag's fields after its timestamps: how it evaluates. */
+function flagTail(f: CompiledFlag, gate: ReturnType<typeof gateOf>) {
   const isVariant = f.type === 'VARIANT_FLAG_TYPE';
   return {
-    key: f.key,
-    name: f.name,
-    description: f.description,
-    enabled: f.enabled,
-    type: f.type,
-    createdAt: timestamp(f.createdAt),
-    updatedAt: timestamp(f.updatedAt),
     rules: isVariant
       ? f.rules.map((r) => ({
           id: r.id,
@@ -81,6 +81,22 @@ function flagJson(f: CompiledFlag, gate: ReturnType<typeof gateOf>) {
   };
 }
 
+function flagJson(f: CompiledFlag, gate: ReturnType<typeof gateOf>) {
+  return { ...flagHead(f), createdAt: timestamp(f.createdAt), updatedAt: timestamp(f.updatedAt), ...flagTail(f, gate) };
+}
+
+/**
+ * A flag's JSON text (exactly `JSON.stringify(flagJson(…))`) in three pieces: `head` and
+ * `tail` are everything but the two timestamps, which is what Flipt v2's digest hashes (below).
+ */
+function flagText(f: CompiledFlag, gate: ReturnType<typeof gateOf>): { head: string; times: string; tail: string } {
+  const head = JSON.stringify(flagHead(f));
+  const tail = JSON.stringify(flagTail(f, gate));
+  const times = `"createdAt":${JSON.stringify(timestamp(f.createdAt))},"updatedAt":${JSON.stringify(timestamp(f.updatedAt))}`;
+  // `{…}` and `{…}` joined around the timestamps: the head's closing and the tail's opening brace dropped.
+  return { head: head.slice(0, -1), times, tail: tail.slice(1) };
+}
+
 /** `{"namespace":…,"flags":[` … `]}`, a slice of flags at a time (see snapshot-body.ts). */
 export function* snapshotSlices(snapshot: CompiledNamespace, acceptVersion: string | undefined, flagsPerSlice: number): Generator<string> {
   const gate = gateOf(acceptVersion);
@@ -94,6 +110,41 @@ export function* snapshotSlices(snapshot: CompiledNamespace, acceptVersion: stri
     }
   }
   yield `${out}]}`;
+}
+
+/** Flipt v2 serves every feature: its snapshots are written as to the newest v1 client. */
+export const FLIPT_V2_GATE = '2.0.0';
+
+/**
+ * Flipt v2's `EvaluationNamespaceSnapshot`: the same document with `digest` last (its field 3),
+ * a slice of flags at a time; `digest` is told the value once the last slice is written. The
+ * digest is the SHA-1 of the document before it with every flag's timestamps left out: it says
+ * what a client-side SDK evaluates with, so an unchanged namespace keeps it. Flipt's is its flag
+ * file's hash, which commits to other namespaces leave alone; Git environments here stamp
+ * every object with its commit's time, and a database write that changes nothing but a flag's
+ * `updatedAt` changes no evaluation. Keys, values and ids alone make it the same on every
+ * instance of one database (or one commit).
+ */
+export function* digestedSnapshotSlices(snapshot: CompiledNamespace, flagsPerSlice: number, digest: (hex: string) => void): Generator<string> {
+  const gate = gateOf(FLIPT_V2_GATE);
+  const hash = createHash('sha1');
+  let out = `{"namespace":${JSON.stringify({ key: snapshot.key })},"flags":[`;
+  hash.update(out);
+  const flags = snapshot.ordered;
+  for (let i = 0; i < flags.length; i++) {
+    const { head, times, tail } = flagText(flags[i], gate);
+    const comma = i === 0 ? '' : ',';
+    hash.update(`${comma}${head},${tail}`);
+    out += `${comma}${head},${times},${tail}`;
+    if ((i + 1) % flagsPerSlice === 0) {
+      yield out;
+      out = '';
+    }
+  }
+  hash.update(']');
+  const hex = hash.digest('hex');
+  digest(hex);
+  yield `${out}],"digest":"${hex}"}`;
 }
 
 /** The gate's key: one cached body per snapshot and gate. */

@@ -52,8 +52,8 @@ describe('OFREP event streams on Git environments', () => {
       expect(event.etag).not.toBe(before.etag);
       // Staging's namespace moved to the new commit too (a commit is each namespace's version).
       expect((await staging.next(1000)).etag).toBe(commit);
-      // The database's name is not an environment here.
-      expect((await fetch(`${server.url}/ofrep/v1/_stream/default/shop/events`)).status).toBe(404);
+      // An environment not configured is Flipt's 404 (`default` means the default one, as in Flipt v2).
+      expect((await fetch(`${server.url}/ofrep/v1/_stream/qa/shop/events`)).status).toBe(404);
     } finally {
       production.close();
       staging.close();

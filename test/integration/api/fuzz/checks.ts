@@ -3,7 +3,8 @@ import type { FuzzCase } from './fuzz-case';
 
 /**
  * What must hold for any response to a generated request: never a 5xx; an error is Flipt's
- * body `{code, message, details}` (OFREP's `{errorCode, errorDetails}` on OFREP routes) with
+ * body `{code, message, details}` (OFREP's `{errorCode, errorDetails}` on OFREP routes; on a
+ * server stream's route, grpc-gateway's error line `{"error": {code, message, details}}`) with
  * no stack or storage internals; a request the body parser must refuse is refused; a bad paging
  * value on a list route is a 400 naming the parameter; HEAD is GET without the body.
  */
@@ -47,7 +48,13 @@ export function responseProblems(c: FuzzCase, res: RawResponse, lists: ReadonlyS
     return [...problems, `error body is not JSON: ${JSON.stringify(text.slice(0, 120))}`];
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return [...problems, 'error body is not an object'];
-  const b = body as Record<string, unknown>;
+  let b = body as Record<string, unknown>;
+  // A server stream (Flipt v2's snapshot stream) refuses with grpc-gateway's error line: Flipt's body inside `{"error": …}`.
+  const streamed = c.route.spec.name === 'ClientSnapshotNamespaceStream' && JSON.stringify(Object.keys(b)) === '["error"]';
+  if (streamed) {
+    if (typeof b.error !== 'object' || b.error === null) return [...problems, 'a stream\'s error line holds no error'];
+    b = b.error as Record<string, unknown>;
+  }
   // OFREP's handlers answer in OFREP's shape; the router (an unknown path, another method) in Flipt's.
   const keys = JSON.stringify(Object.keys(b));
   const ofrep = c.path.startsWith('/ofrep/') && keys !== '["code","message","details"]';
