@@ -34,3 +34,20 @@ const testIssuer = createPrivateKey(readFileSync(join(__dirname, '../fixtures/li
 export function testLicence(features: string[] = ['webhook'], expires = '2099-01-01T00:00:00Z'): string {
   return encodeLicense({ v: 1, id: 'lic-test', customer: 'Pennon Tests', features, issued_at: '2026-01-01T00:00:00Z', expires_at: expires }, testIssuer);
 }
+
+/**
+ * A server's settings for one Git storage, `flags` at `url`, polled hourly (so only `requestSync`,
+ * what the webhook calls, moves it), with two environments on it: `production` (directory
+ * `prod/`, the default) and `staging` (`staging/`).
+ */
+export function productionAndStaging(url: string): Record<string, string> {
+  return {
+    PENNON_STORAGE_FLAGS_REMOTE: url,
+    PENNON_STORAGE_FLAGS_POLL_INTERVAL: '1h',
+    PENNON_ENVIRONMENTS_PRODUCTION_STORAGE: 'flags',
+    PENNON_ENVIRONMENTS_PRODUCTION_DIRECTORY: 'prod',
+    PENNON_ENVIRONMENTS_PRODUCTION_DEFAULT: 'true',
+    PENNON_ENVIRONMENTS_STAGING_STORAGE: 'flags',
+    PENNON_ENVIRONMENTS_STAGING_DIRECTORY: 'staging',
+  };
+}

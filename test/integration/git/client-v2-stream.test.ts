@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everyoneGets } from '../../support/git-fixtures';
+import { everyoneGets, productionAndStaging } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { openLineStream } from '../../support/line-stream';
 import { expectStatus, useServer } from '../../support/server';
@@ -12,15 +12,6 @@ import { expectStatus, useServer } from '../../support/server';
  * remote; polling every hour, so only `requestSync` (what the webhook calls) moves it.
  */
 
-const gitEnv = (url: string): Record<string, string> => ({
-  PENNON_STORAGE_FLAGS_REMOTE: url,
-  PENNON_STORAGE_FLAGS_POLL_INTERVAL: '1h',
-  PENNON_ENVIRONMENTS_PRODUCTION_STORAGE: 'flags',
-  PENNON_ENVIRONMENTS_PRODUCTION_DIRECTORY: 'prod',
-  PENNON_ENVIRONMENTS_PRODUCTION_DEFAULT: 'true',
-  PENNON_ENVIRONMENTS_STAGING_STORAGE: 'flags',
-  PENNON_ENVIRONMENTS_STAGING_DIRECTORY: 'staging',
-});
 
 const variantOf = (snapshot: { flags: { key: string; rules: { distributions: { variantKey: string }[] }[] }[] }) =>
   snapshot.flags.find((f) => f.key === 'colour')?.rules[0].distributions[0].variantKey;
@@ -34,7 +25,7 @@ describe('Flipt v2 client snapshot and stream on Git environments', () => {
   afterAll(async () => {
     await remote?.close();
   });
-  const server = useServer(() => gitEnv(remote.url));
+  const server = useServer(() => productionAndStaging(remote.url));
   const snapshotPath = (env: string) => `/client/v2/environments/${env}/namespaces/shop/snapshot`;
   const snapshotNow = async (env: string) => expectStatus(await server.api.get(snapshotPath(env)), 200);
   const sync = () => server.service.environments!.repositories.get('flags')!.requestSync();

@@ -3,7 +3,7 @@ import { Client, credentials, loadPackageDefinition, Metadata, status, type Serv
 import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Seeder, seedClientFixture } from '../../support/client-fixture';
-import { everyoneGets } from '../../support/git-fixtures';
+import { everyoneGets, productionAndStaging } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { GrpcClient } from '../../support/grpc-client';
 import { expectStatus, useServer, useTokenServer } from '../../support/server';
@@ -197,15 +197,7 @@ describe('flagd evaluation over gRPC: Git environments', () => {
   afterAll(async () => {
     await remote?.close();
   });
-  const server = useServer(() => ({
-    PENNON_STORAGE_FLAGS_REMOTE: remote.url,
-    PENNON_STORAGE_FLAGS_POLL_INTERVAL: '1h',
-    PENNON_ENVIRONMENTS_PRODUCTION_STORAGE: 'flags',
-    PENNON_ENVIRONMENTS_PRODUCTION_DIRECTORY: 'prod',
-    PENNON_ENVIRONMENTS_PRODUCTION_DEFAULT: 'true',
-    PENNON_ENVIRONMENTS_STAGING_STORAGE: 'flags',
-    PENNON_ENVIRONMENTS_STAGING_DIRECTORY: 'staging',
-  }));
+  const server = useServer(() => productionAndStaging(remote.url));
 
   it('x-flipt-environment picks the environment for resolves and EventStream, as on HTTP', async () => {
     const grpc = new GrpcClient(server.service.grpcPort);

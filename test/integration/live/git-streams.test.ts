@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everyoneGets } from '../../support/git-fixtures';
+import { everyoneGets, productionAndStaging } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { useServer } from '../../support/server';
 import { SseClient } from '../../support/sse';
@@ -20,15 +20,7 @@ describe('OFREP event streams on Git environments', () => {
   afterAll(async () => {
     await remote?.close();
   });
-  const server = useServer(() => ({
-    PENNON_STORAGE_FLAGS_REMOTE: remote.url,
-    PENNON_STORAGE_FLAGS_POLL_INTERVAL: '1h',
-    PENNON_ENVIRONMENTS_PRODUCTION_STORAGE: 'flags',
-    PENNON_ENVIRONMENTS_PRODUCTION_DIRECTORY: 'prod',
-    PENNON_ENVIRONMENTS_PRODUCTION_DEFAULT: 'true',
-    PENNON_ENVIRONMENTS_STAGING_STORAGE: 'flags',
-    PENNON_ENVIRONMENTS_STAGING_DIRECTORY: 'staging',
-  }));
+  const server = useServer(() => productionAndStaging(remote.url));
 
   async function streamOf(environment: string): Promise<SseClient> {
     const bulk = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { 'x-flipt-namespace': 'shop', 'x-flipt-environment': environment }, body: '{"context":{"targetingKey":"u"}}' });

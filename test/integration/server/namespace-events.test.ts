@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenAuth } from '../../support/dashboard';
-import { everyoneGets } from '../../support/git-fixtures';
+import { everyoneGets, productionAndStaging } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { openEvents, type EventStreamClient } from '../../support/namespace-events';
 import { rawRequest } from '../../support/raw-http';
@@ -212,15 +212,7 @@ describe('the namespace event stream over Git environments', () => {
     remote.commit({ 'prod/shop/features.yaml': everyoneGets('shop', 'blue'), 'staging/shop/features.yaml': everyoneGets('shop', 'red') });
   });
   afterAll(() => remote?.close());
-  const server = useServer(() => ({
-    PENNON_STORAGE_FLAGS_REMOTE: remote.url,
-    PENNON_STORAGE_FLAGS_POLL_INTERVAL: '1h',
-    PENNON_ENVIRONMENTS_PRODUCTION_STORAGE: 'flags',
-    PENNON_ENVIRONMENTS_PRODUCTION_DIRECTORY: 'prod',
-    PENNON_ENVIRONMENTS_PRODUCTION_DEFAULT: 'true',
-    PENNON_ENVIRONMENTS_STAGING_STORAGE: 'flags',
-    PENNON_ENVIRONMENTS_STAGING_DIRECTORY: 'staging',
-  }));
+  const server = useServer(() => productionAndStaging(remote.url));
 
   it('follows the environment named by ?environment= or X-Flipt-Environment (the default without), each hearing its own commits', async () => {
     const production = await openEvents(server.url, 'shop');
