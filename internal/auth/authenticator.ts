@@ -28,6 +28,11 @@ export interface SharedAuthCache {
 
 export class Authenticator {
   private readonly local = new Map<string, CacheEntry>();
+  /**
+   * Lookups under way by token hash: requests (or a tick of stream re-checks) arriving together
+   * after an entry ages out share one database read instead of each making its own.
+   */
+  private readonly inFlight = new Map<string, Promise<CacheEntry>>();
   private readonly revokeListeners: ((id: string) => void)[] = [];
 
   constructor(
@@ -45,7 +50,7 @@ export class Authenticator {
     const hash = hashToken(token);
     const now = this.clock.nowMicros() / 1000;
     let entry = this.local.get(hash);
-    if (!entry || entry.until <= now) entry = await this.lookup(hash, entry, now);
+    if (!entry || entry.until <= now) entry = await this.lookupOnce(hash, entry, now);
     const auth = entry.auth;
     if (!auth || !sameHash(auth.hashedToken, hash)) throw unauthenticated();
     if (auth.expiresAt !== null && auth.expiresAt <= this.clock.nowMicros()) throw unauthenticated();
@@ -60,6 +65,15 @@ export class Authenticator {
   /** A ticket for `auth`'s streams of `ns`: good for as long as the token. */
   ticketFor(auth: Authentication, ns: string): string {
     return issueStreamTicket(auth, ns);
+  }
+
+  private lookupOnce(hash: string, stale: CacheEntry | undefined, now: number): Promise<CacheEntry> {
+    let pending = this.inFlight.get(hash);
+    if (!pending) {
+      pending = this.lookup(hash, stale, now).finally(() => this.inFlight.delete(hash));
+      this.inFlight.set(hash, pending);
+    }
+    return pending;
   }
 
   private async lookup(hash: string, stale: CacheEntry | undefined, now: number): Promise<CacheEntry> {

@@ -84,6 +84,27 @@ describe('tokens against a real database (AuthService, Authenticator)', () => {
     await expect(short.authenticate(`Bearer ${t.clientToken}`)).rejects.toMatchObject({ kind: 'unauthenticated' });
   });
 
+  it('requests arriving together after the cached lookup ages out share one database read', async () => {
+    let reads = 0;
+    const counted = new Proxy(store, {
+      get: (target, field, receiver) =>
+        field === 'getAuthenticationByHash'
+          ? (hash: string) => {
+              reads++;
+              return target.getAuthenticationByHash(hash);
+            }
+          : Reflect.get(target, field, receiver),
+    });
+    const shared = new Authenticator(counted, clock, 1000);
+    const t = await token('busy', null);
+    const burst = () => Promise.all(Array.from({ length: 50 }, () => shared.authenticate(`Bearer ${t.clientToken}`)));
+    expect((await burst()).every((a) => a.id === t.authentication.id)).toBe(true);
+    expect(reads).toBe(1);
+    clock.advance(1001);
+    await burst();
+    expect(reads).toBe(2);
+  });
+
   it('bootstraps once: from the configured token, else a random one', async () => {
     const config = { enabled: true, bootstrap: { token: 's3cret-bootstrap', expiration: 3_600_000, metadata: { Team: 'ops' } }, cleanup: { interval: 1, grace_period: 1 } };
     const first = await service.bootstrap(config);
