@@ -240,6 +240,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     onError: (err, namespace) => logger.error({ err, namespace }, 'a live stream failed to take an update'),
   });
   hooks.add('live streams', () => live.close());
+  metrics?.trackLiveStreams(() => ({ streams: live.size, watches: live.watches }));
   return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, startup };
 }
 

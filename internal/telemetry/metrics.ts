@@ -358,4 +358,25 @@ export class Metrics implements CacheCounters {
       },
     });
   }
+
+  /** Live streams held (every kind) and the namespaces they follow, read at scrape time. */
+  trackLiveStreams(stats: () => { streams: number; watches: number }): void {
+    const n = (name: string) => `${this.namespace}_${name}`;
+    new Gauge({
+      name: n('live_streams'),
+      help: 'Live streams held: OFREP event streams, flagd EventStreams, Flipt v2 snapshot streams and the dashboard\'s (streams.max bounds them)',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().streams);
+      },
+    });
+    new Gauge({
+      name: n('live_watched_namespaces'),
+      help: 'Flag source and namespace pairs that live streams follow (one watch each, however many streams)',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().watches);
+      },
+    });
+  }
 }

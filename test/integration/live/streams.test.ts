@@ -27,6 +27,10 @@ describe('live streams: limit and leaks', () => {
     const held = await Promise.all(Array.from({ length: 5 }, () => open(`${server.url}${STREAM}`)));
     expect(held.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
     expect(server.service.services.live.size).toBe(5);
+    // Operators see them: every stream held, one watched namespace.
+    const scrape = await (await fetch(`${server.url}/metrics`)).text();
+    expect(scrape).toMatch(/^service_live_streams 5$/m);
+    expect(scrape).toMatch(/^service_live_watched_namespaces 1$/m);
     const refused = await fetch(`${server.url}${STREAM}`);
     expect(refused.status).toBe(503);
     expect(((await refused.json()) as { errorDetails: string }).errorDetails).toMatch(/streams\.max/);
