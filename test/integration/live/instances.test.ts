@@ -13,10 +13,10 @@ import { SseClient } from '../../support/sse';
  * the change instead — none is lost.
  */
 
-const STREAM = '/ofrep/v1/_stream/default/shared/events';
+const STREAM = '/ofrep/v1/_stream/default/common/events';
 
 async function flip(writer: TestServer, to: boolean): Promise<number> {
-  expectStatus(await writer.api.put('/api/v1/namespaces/shared/flags/b', { name: 'B', enabled: to }), 200);
+  expectStatus(await writer.api.put('/api/v1/namespaces/common/flags/b', { name: 'B', enabled: to }), 200);
   return performance.now();
 }
 
@@ -53,8 +53,8 @@ describe.skipIf(POSTGRES_URL === '')(unless('live streams across instances on Po
     started.push(a);
     const b = await startServer({ ...envB, PENNON_DB_URL: database.url });
     started.push(b);
-    expectStatus(await a.api.post('/api/v1/namespaces', { key: 'shared', name: 'shared' }), 200);
-    expectStatus(await a.api.post('/api/v1/namespaces/shared/flags', { key: 'b', name: 'B', type: 'BOOLEAN_FLAG_TYPE', enabled: false }), 200);
+    expectStatus(await a.api.post('/api/v1/namespaces', { key: 'common', name: 'common' }), 200);
+    expectStatus(await a.api.post('/api/v1/namespaces/common/flags', { key: 'b', name: 'B', type: 'BOOLEAN_FLAG_TYPE', enabled: false }), 200);
     return [a, b];
   }
 
