@@ -28,15 +28,21 @@ export interface WatchableSnapshots {
   modifiedAt(ns: string): number;
 }
 
+/** Each update's changed flags, worked out once however many streams ask (a diff over every flag). */
+const changedOf = new WeakMap<object, string[]>();
+
 /**
  * The flags an update changed or removed, by identity: a patch keeps every untouched flag's
  * compiled object, so after a patch this is exactly what the write touched (and the flags using
- * a touched segment); after a whole rebuild it is every flag.
+ * a touched segment); after a whole rebuild it is every flag. Shared: do not modify.
  */
-export function changedFlags(update: Pick<SnapshotUpdate, 'snapshot' | 'previous'>): string[] {
+export function changedFlags(update: Pick<SnapshotUpdate, 'snapshot' | 'previous'>): readonly string[] {
+  const known = changedOf.get(update);
+  if (known) return known;
   const changed: string[] = [];
   const { snapshot, previous } = update;
   for (const [key, flag] of snapshot.flags) if (previous.flags.get(key) !== flag) changed.push(key);
   for (const key of previous.flags.keys()) if (!snapshot.flags.has(key)) changed.push(key);
+  changedOf.set(update, changed);
   return changed;
 }

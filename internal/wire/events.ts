@@ -38,13 +38,14 @@ export interface NamespaceChangeJson {
   namespace: string;
   revision: string;
   /** The flags the change touched; null: too many to list, read everything again. */
-  flags: string[] | null;
+  flags: readonly string[] | null;
 }
 
-/** One SSE frame: an event name and its data as one line of JSON. */
-export function sseFrame(event: string, data: unknown): string {
+/** One SSE frame: an event name (none: EventSource's `message`) and its data as one line of JSON. */
+export function sseFrame(event: string | null, data: unknown): string {
   // JSON.stringify never writes a raw line break, so the data is one `data:` line.
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  const line = `data: ${JSON.stringify(data)}\n\n`;
+  return event === null ? line : `event: ${event}\n${line}`;
 }
 
 export interface SseMessage {

@@ -81,10 +81,17 @@ export function namespaceEventRoutes(app: FastifyInstance, deps: NamespaceEventD
   }
 }
 
+/** Each update's frame, written once however many dashboards follow the namespace. */
+const frames = new WeakMap<SnapshotUpdate, string>();
+
 function changeFrame(update: SnapshotUpdate): string {
-  const flags = changedFlags(update);
-  const change: NamespaceChangeJson = { namespace: update.namespace, revision: update.snapshot.revision, flags: flags.length > MAX_LISTED_FLAGS ? null : flags };
-  return sseFrame(CHANGE_EVENT, change);
+  let frame = frames.get(update);
+  if (frame === undefined) {
+    const flags = changedFlags(update);
+    const change: NamespaceChangeJson = { namespace: update.namespace, revision: update.snapshot.revision, flags: flags.length > MAX_LISTED_FLAGS ? null : flags };
+    frames.set(update, (frame = sseFrame(CHANGE_EVENT, change)));
+  }
+  return frame;
 }
 
 /** The environment the stream follows: X-Flipt-Environment, else `?environment=` (EventSource sends no headers). */

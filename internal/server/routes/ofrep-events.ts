@@ -4,7 +4,7 @@ import type { Authenticator } from '../../auth';
 import type { StreamsConfig } from '../../config';
 import type { CompiledNamespace } from '../../evaluation';
 import type { LiveHub } from '../../live';
-import type { OfrepEventStreamJson, OfrepRefetchJson } from '../../wire';
+import { SSE_HEARTBEAT, sseFrame, type OfrepEventStreamJson, type OfrepRefetchJson } from '../../wire';
 import type { AuthGate } from '../auth-gate';
 import { followWhileOpen, openHttpStream, type HttpStream } from '../live-http';
 import { serve } from '../route-table';
@@ -55,7 +55,7 @@ export async function settleToHeard(source: FlagSource, ns: string, query: unkno
 
 function refetch(snapshot: CompiledNamespace, at: number): string {
   const message: OfrepRefetchJson = { type: 'refetchEvaluation', etag: snapshot.revision, lastModified: at };
-  return `data: ${JSON.stringify(message)}\n\n`;
+  return sseFrame(null, message);
 }
 
 export function ofrepEventRoutes(app: FastifyInstance, sources: FlagSources, deps: OfrepStreamDeps): void {
@@ -75,7 +75,7 @@ export function ofrepEventRoutes(app: FastifyInstance, sources: FlagSources, dep
     // Subscribed before the stream opens: a refusal (streams.max, stopping) is still a 503.
     followWhileOpen(deps.live, source, ns, reply, {
       update: (update) => send(update.snapshot, update.at),
-      heartbeat: () => stream.write(': ping\n\n'),
+      heartbeat: () => stream.write(SSE_HEARTBEAT),
       end: () => stream.end(),
     });
     const stream: HttpStream = openHttpStream(request, reply, { contentType: 'text/event-stream', maxBufferedBytes: deps.streams.max_buffered_bytes });

@@ -20,7 +20,7 @@ export type LiveStatus = 'connecting' | 'live' | 'offline';
 /** The namespace moved to another revision: `flags` the flags touched; null when unknown (read everything again). */
 export interface LiveChange {
   namespace: string;
-  flags: string[] | null;
+  flags: readonly string[] | null;
 }
 
 export interface LiveTiming {
