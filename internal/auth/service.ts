@@ -1,8 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { AuthenticationConfig } from '../config';
-import { emptyField, invalidField, notFound, type Authentication, type AuthMethod, type Clock } from '../core';
-import type { AuthStore } from '../storage';
+import { emptyField, invalidField, notFound, type AuditOrigin, type Authentication, type AuthMethod, type Clock } from '../core';
+import type { AuthStore, Store } from '../storage';
 import { generateToken, hashToken, TOKEN_METADATA } from './tokens';
 
 /** What creating a token needs; `expiresAt` in epoch microseconds, null for never. */
@@ -36,6 +36,12 @@ export class AuthService {
     /** Told when a token stops being valid (the authenticator drops it from its caches). */
     private readonly onRevoked: (id: string, hashedToken: string | null) => void = () => undefined,
   ) {}
+
+  /** The same service, its writes recorded in the audit trail as `origin`'s (a store that keeps one). */
+  as(origin: AuditOrigin): AuthService {
+    const store = this.store as AuthStore & Partial<Pick<Store, 'as'>>;
+    return store.as ? new AuthService(store.as(origin), this.clock, this.onRevoked) : this;
+  }
 
   async createToken(req: CreateTokenRequest): Promise<CreatedToken> {
     if (req.name === '') throw emptyField('name');

@@ -1,3 +1,4 @@
+import { auditChecks } from './audit';
 import { existsSync, readFileSync } from 'node:fs';
 import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { z } from 'zod';
@@ -81,7 +82,7 @@ function crossChecks(config: Config, otherMethods: string[], warnings: string[])
   }
   if (tokens.cleanup.interval <= 0) problems.push('authentication.methods.token.cleanup.interval: must be greater than 0');
   if (tokens.cleanup.grace_period <= 0) problems.push('authentication.methods.token.cleanup.grace_period: must be greater than 0');
-  problems.push(...gitChecks(config), ...httpsChecks(config));
+  problems.push(...gitChecks(config), ...httpsChecks(config), ...auditChecks(config.audit));
   return problems;
 }
 

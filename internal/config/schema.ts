@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { parseDuration } from './duration';
+import { auditSchema } from './audit';
+import { duration, secret } from './kinds';
 
 /**
  * The configuration tree. Keys follow Flipt's configuration where Flipt has the same setting
@@ -7,32 +8,7 @@ import { parseDuration } from './duration';
  * Every object is strict: an unknown key is an error that names it.
  */
 
-/** Schemas whose values must never be shown (logs, /meta/config, `config validate`). */
-export const SECRET_SCHEMAS = new WeakSet<z.ZodType>();
-function secret<T extends z.ZodType>(schema: T): T {
-  SECRET_SCHEMAS.add(schema);
-  return schema;
-}
-
-/** Durations (milliseconds once parsed), for /meta/config which shows them as Go does (nanoseconds). */
-export const DURATION_SCHEMAS = new WeakSet<z.ZodType>();
-
-/** A Go duration string ("30s", "1h") or a number of milliseconds → milliseconds. */
-export const duration = (fallback: string) => {
-  const schema = z
-    .union([z.string(), z.number()])
-    .default(fallback)
-    .transform((value, ctx) => {
-      const ms = typeof value === 'number' ? value : parseDuration(value);
-      if (ms === null || ms < 0 || !Number.isFinite(ms)) {
-        ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration (examples: 500ms, 30s, 1h)` });
-        return z.NEVER;
-      }
-      return ms;
-    });
-  DURATION_SCHEMAS.add(schema);
-  return schema;
-};
+export { SECRET_SCHEMAS, DURATION_SCHEMAS, duration } from './kinds';
 
 const port = (fallback: number) => z.number().int().min(0).max(65535).default(fallback);
 
@@ -352,6 +328,7 @@ export const configSchema = z.strictObject({
   license: license.prefault({}),
   ui: ui.prefault({}),
   streams: streams.prefault({}),
+  audit: auditSchema().prefault({}),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -4,3 +4,4 @@ export * from './clock';
 export * from './goparse';
 export * from './build-info';
 export * from './json-depth';
+export * from './audit';

@@ -48,6 +48,7 @@ import { webhookRoutes } from './routes/webhook';
 import { environmentRoutes } from './routes/environments';
 import { importRoutes } from './routes/import';
 import { namespaceEventRoutes } from './routes/namespace-events';
+import { auditRoutes } from './routes/audit';
 import { dashboardRoutes } from './dashboard';
 
 /** Flipt's HTTP server timeouts: reading a request (headers included) 10 s, an idle or stalled socket 30 s. */
@@ -159,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rolloutRoutes(api, sources);
     if (sources.gitBacked) environmentRoutes(api, sources, deps.config);
     legacyEvaluationRoutes(api, sources);
+    auditRoutes(api, sources, deps.clock);
   });
   // The evaluation hot path: its own scope, without the management hooks.
   await app.register(async (scope) => evaluationRoutes(scope, sources));

@@ -90,6 +90,12 @@ export interface CallRequest {
   headers: IncomingHttpHeaders;
   /** The caller's authentication, when the surface required one. */
   auth: Authentication | null;
+  /** The request's id (Fastify's, from X-Request-Id when given; a gRPC call's). */
+  id?: string;
+  /** The client's address, where the transport knows it. */
+  ip?: string;
+  /** How the request came: HTTP unless told. */
+  transport?: 'grpc';
 }
 
 /** An operation's one implementation: a request in, the JSON answer out (protojson's shape). */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { notFound } from '../core';
+import { notFound, type AuditEvent, type AuditOrigin, type AuditQuery } from '../core';
 import type { Management } from '../management';
 import type { Snapshots } from '../snapshots';
 
@@ -13,6 +13,10 @@ export interface FlagSource {
   name: string;
   snapshots: Snapshots;
   management: Management;
+  /** The management API with its writes recorded in the audit trail as `origin`'s. */
+  managementAs(origin: AuditOrigin): Management;
+  /** The source's audit trail, newest first: the database's events, or a Git environment's commits. */
+  audit(query: AuditQuery): Promise<AuditEvent[]>;
 }
 
 export interface FlagSources {

@@ -5,7 +5,7 @@ import { MemoryCache, RedisCache, type Cache } from '../cache';
 import type { GitEnvironments } from '../git';
 import { featureStatus, loadLicense, USING_TEST_ISSUER } from '../license';
 import { createManagement } from '../management';
-import { environmentSources, singleSource, type FlagSources } from '../server';
+import { environmentSources, singleSource, type FlagSource, type FlagSources } from '../server';
 import type { Snapshots } from '../snapshots';
 import { readOnlyWrites, type ReadStore, type Store } from '../storage';
 import type { CacheCounters, Metrics } from '../telemetry';
@@ -58,17 +58,26 @@ export async function flagSources(
   database: { store: Store; snapshots: Snapshots },
   environments: GitEnvironments | null,
 ): Promise<FlagSources> {
-  const source = (name: string, snapshots: Snapshots, reads: ReadStore, readOnly: boolean) => ({
-    name,
-    snapshots,
-    management: createManagement(reads, readOnly ? readOnlyWrites() : database.store),
-  });
-  if (!environments) return singleSource(source('', database.snapshots, database.store, config.storage.read_only));
+  const source = (name: string, snapshots: Snapshots, reads: ReadStore, readOnly: boolean, audit: FlagSource['audit']): FlagSource => {
+    const management = createManagement(reads, readOnly ? readOnlyWrites() : database.store);
+    return {
+      name,
+      snapshots,
+      management,
+      managementAs: readOnly ? () => management : (origin) => createManagement(reads, database.store.as(origin)),
+      audit,
+    };
+  };
+  const trail: FlagSource['audit'] = (query) => database.store.listAuditEvents(query);
+  if (!environments) return singleSource(source('', database.snapshots, database.store, config.storage.read_only, trail));
   const { EnvironmentReadStore, EnvironmentSnapshots } = await import('../git/views');
   const all = [...environments.environments.values()];
-  const sources = all.map((env) => source(env.name, new EnvironmentSnapshots(env), new EnvironmentReadStore(env), true));
+  const sources = all.map((env) => source(env.name, new EnvironmentSnapshots(env), new EnvironmentReadStore(env), true, gitTrailPending));
   return environmentSources(sources, (environments.default ?? all[0]).name);
 }
+
+/** Interim, while a Git environment's commits become its audit trail (issue 20 in progress): none yet. */
+const gitTrailPending: FlagSource['audit'] = async () => [];
 
 /** Whether the webhook is served: only with a licence that grants it (else a warning says why). */
 export function webhookLicensed(config: Pick<Config, 'license'>, logger: Logger, clock: Clock): boolean {

@@ -1,4 +1,7 @@
 import type {
+  AuditEvent,
+  AuditOrigin,
+  AuditQuery,
   Authentication,
   AuthMethod,
   NamespaceData,
@@ -238,7 +241,41 @@ export interface AuthStore {
   deleteExpiredAuthentications(method: AuthMethod, before: number, limit: number): Promise<number>;
 }
 
-export interface Store extends ReadStore, WriteStore, EvaluationSource, AuthStore {
+/** An event waiting in the outbox for one sink. */
+export interface AuditDelivery {
+  event: AuditEvent;
+  /** Attempts made so far. */
+  attempts: number;
+  /** Epoch µs; 0 for an event never tried. */
+  nextAttemptAt: number;
+}
+
+export interface AuditBacklog {
+  sink: string;
+  count: number;
+  /** When the oldest waiting event was written (epoch µs). */
+  oldest: number | null;
+}
+
+/** The audit trail (in the database whatever stores the flags): its reads, retention and outbox. */
+export interface AuditStore {
+  listAuditEvents(query: AuditQuery): Promise<AuditEvent[]>;
+  getAuditEvents(ids: string[]): Promise<AuditEvent[]>;
+  deleteAuditEventsBefore(before: number, limit: number): Promise<{ events: number; undelivered: number }>;
+  acquireAuditLease(name: string, holder: string, now: number, until: number): Promise<boolean>;
+  releaseAuditLease(name: string, holder: string): Promise<void>;
+  pendingAuditDeliveries(sink: string, limit: number): Promise<AuditDelivery[]>;
+  acknowledgeAuditDeliveries(sink: string, eventIds: string[]): Promise<void>;
+  deferAuditDelivery(sink: string, eventId: string, attempts: number, nextAttemptAt: number, error: string): Promise<void>;
+  auditBacklog(): Promise<AuditBacklog[]>;
+}
+
+export interface Store extends ReadStore, WriteStore, EvaluationSource, AuthStore, AuditStore {
+  /**
+   * The same store, its writes recorded in the audit trail as `origin`'s (who, through which
+   * door, which request); without it, as the system's.
+   */
+  as(origin: AuditOrigin): Store;
   /** Subscribes to committed writes made through this store (this process); returns an unsubscribe. */
   onChange(listener: ChangeListener): () => void;
   /**

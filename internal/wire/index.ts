@@ -10,3 +10,4 @@ export * from './evaluation';
 export * from './ofrep';
 export * from './routes';
 export * from './events';
+export * from './audit';

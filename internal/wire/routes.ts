@@ -39,6 +39,8 @@ export interface Paging {
   items: string;
   /** Whether `offset` is read (the token list pages by token only). */
   offset: boolean;
+  /** The page token names the last item seen (`{"before": id}`), not an offset: a list that only grows at its head (the audit trail). */
+  keyset?: boolean;
 }
 
 /** When a route exists: always, or only with a setting (or the licence, for the webhook). */
@@ -175,6 +177,9 @@ export const OPERATIONS = {
   ExportAll: op(null, 'GET', 'management', '/api/v1/export', NONE, { when: 'database' }),
   // Pennon's namespace event stream (Server-Sent Events: wire/events.ts), which the dashboard follows to stay live.
   NamespaceEvents: op(null, 'GET', 'management', '/api/v1/namespaces/:namespaceKey/events', FAMILY_B),
+  // Pennon's audit trail (wire/audit.ts): a namespace's changes, or every namespace's (an unscoped token's).
+  ListAuditEvents: op(null, 'GET', 'management', '/api/v1/namespaces/:namespaceKey/audit/events', FAMILY_B, { paging: { items: 'events', offset: false, keyset: true } }),
+  ListAllAuditEvents: op(null, 'GET', 'management', '/api/v1/audit/events', NONE, { paging: { items: 'events', offset: false, keyset: true } }),
   DashboardFile: op(null, 'GET', 'public', '/*', NONE, { when: 'ui', staticFiles: true }),
   CorsPreflight: op(null, 'OPTIONS', 'public', '*', NONE, { when: 'cors' }),
 } as const satisfies Record<string, Operation>;

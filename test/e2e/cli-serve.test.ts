@@ -38,7 +38,7 @@ describe('pennon serve and migrate (the built CLI)', () => {
   it('migrates a fresh database, then reports it up to date', async () => {
     const first = await pennon(['migrate'], { env });
     expect(first.exitCode).toBe(0);
-    expect(first.stderr).toMatch(/applied 4 migration\(s\): 0001_initial, 0002_authentications, 0003_list_order, 0004_change_log/);
+    expect(first.stderr).toMatch(/applied 5 migration\(s\): 0001_initial, 0002_authentications, 0003_list_order, 0004_change_log, 0005_audit/);
     const second = await pennon(['migrate'], { env });
     expect(second.exitCode).toBe(0);
     expect(second.stderr).toMatch(/up to date/);

@@ -90,6 +90,7 @@ describe.skipIf(POSTGRES_URL === '')(unless('three instances on one PostgreSQL d
       ['0002_authentications', 1],
       ['0003_list_order', 1],
       ['0004_change_log', 1],
+      ['0005_audit', 1],
     ]);
     // And one bootstrap token, though three instances bootstrapped together.
     const tokens = expectStatus(await trio[1].api.get('/auth/v1/tokens'), 200).authentications;

@@ -46,9 +46,9 @@ const EXPECTED: Record<string, { config?: (c: Config) => void; warnings?: RegExp
       expect(c.storage.default).toMatchObject({ remote: 'https://github.com/flipt-io/flipt.git', branch: 'production', poll_interval: 5000, credentials: 'default' });
       expect(c.credentials.default).toMatchObject({ type: 'basic', basic: { username: 'user', password: 'pass' } });
       expect(c.environments.default).toMatchObject({ storage: 'default', default: true });
+      expect(c.audit).toMatchObject({ sinks: { log: { enabled: true, file: '/path/to/logs.txt' } }, buffer: { capacity: 10, flush_period: 180_000 }, events: ['*:*'] });
     },
     warnings: [
-      /^audit: Flipt's setting, not implemented by Pennon \(there are no audit sinks yet\); ignored$/,
       /^log\.keys: /,
       /^meta: /,
       /^authorization: /,
@@ -60,6 +60,8 @@ const EXPECTED: Record<string, { config?: (c: Config) => void; warnings?: RegExp
       /^storage\.type: git/,
     ],
   },
+  'audit/enable_without_file.yml': { config: (c) => expect(c.audit.sinks.log).toMatchObject({ enabled: true, file: '' }), warnings: [] },
+  'audit/valid_kafka.yml': { config: (c) => expect(c.audit.sinks.webhook.enabled).toBe(false), warnings: [/^audit\.sinks\.kafka: Flipt's setting, not implemented by Pennon/] },
   'database.yml': { config: (c) => expect(c.db).toMatchObject({ protocol: 'mysql', host: 'localhost', port: 3306, name: 'flipt', user: 'flipt', password: 's3cr3t!' }) },
   'authentication/token_bootstrap_token.yml': { config: (c) => expect(c.authentication.methods.token.bootstrap).toMatchObject({ token: 's3cr3t!', expiration: 86_400_000 }), warnings: [] },
   'cache/redis.yml': { config: (c) => expect(c.cache.redis).toMatchObject({ host: 'localhost', port: 6378, require_tls: true, db: 1, pool_size: 50, min_idle_conn: 2, conn_max_idle_time: 600_000, net_timeout: 500 }), warnings: [] },

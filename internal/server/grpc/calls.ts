@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { OPERATIONS, routesOf, type OperationName, type RouteSpec } from '../../wire/routes';
@@ -65,7 +66,9 @@ export function callRequest(spec: CallSpec, names: readonly string[], message: J
     const value = message[name];
     params[name] = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
   }
-  return { method: spec.method, params, query: message, body: message, headers, auth: null };
+  const given = headers['x-request-id'];
+  const id = typeof given === 'string' && given !== '' ? given.slice(0, 128) : randomUUID();
+  return { method: spec.method, params, query: message, body: message, headers, auth: null, id, transport: 'grpc' };
 }
 
 /** Flipt's metadata service answers HttpBody: the route's JSON document as bytes. */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, invalidField, unauthenticated } from '../../core';
 import type { AuthService } from '../../auth';
 import { authenticationToJson, Fields, type AuthenticationListJson, type AuthMethodsJson, type CreatedTokenJson } from '../../wire';
+import { auditOriginOf } from '../audit-origin';
 import { operation } from '../route-table';
 import { EMPTY } from './route';
 
@@ -25,7 +26,7 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: { t
       const body = Fields.body(request.body);
       const metadata = body.object('metadata') ?? {};
       for (const [k, v] of Object.entries(metadata)) if (typeof v !== 'string') throw invalidField(`metadata.${k}`, 'must be a string');
-      const created = await auth.createToken({
+      const created = await auth.as(auditOriginOf(request)).createToken({
         name: body.str('name'),
         description: body.str('description'),
         expiresAt: body.instant('expiresAt'),
@@ -45,7 +46,7 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: { t
   operation(app, 'GetAuthentication', async (request) => authenticationToJson(await auth.get(request.params.id)));
 
   operation(app, 'DeleteAuthentication', async (request) => {
-    await auth.delete(request.params.id);
+    await auth.as(auditOriginOf(request)).delete(request.params.id);
     return EMPTY;
   });
 
@@ -57,7 +58,7 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: { t
 
   operation(app, 'ExpireAuthenticationSelf', async (request) => {
     if (!request.auth) throw unauthenticated();
-    await auth.expire(request.auth.id, Fields.query(request.query).instant('expiresAt'));
+    await auth.as(auditOriginOf(request)).expire(request.auth.id, Fields.query(request.query).instant('expiresAt'));
     return EMPTY;
   });
 }

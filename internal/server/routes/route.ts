@@ -3,6 +3,7 @@ import { DEFAULT_NAMESPACE } from '../../core';
 import type { Management } from '../../management';
 import type { Snapshots } from '../../snapshots';
 import { Fields, namespaceOf, type OperationName, type RouteSpec } from '../../wire';
+import { auditOriginOf } from '../audit-origin';
 import { operation, type CallRequest } from '../route-table';
 import type { FlagSources } from '../sources';
 
@@ -26,11 +27,15 @@ function inputOf(request: CallRequest, spec: RouteSpec, sources: FlagSources): I
   let body: Fields | undefined;
   let query: Fields | undefined;
   const source = sources.of(request.headers);
+  let management: Management | undefined;
   return {
     // Family B names the namespace in the path; Family A in `namespaceKey` (query or body).
     ns: namespaceOf(spec.namespace, request) ?? DEFAULT_NAMESPACE,
     request,
-    management: source.management,
+    // Reads share the source's one management; a write's is recorded in the audit trail as the caller's.
+    get management() {
+      return (management ??= request.method === 'GET' ? source.management : source.managementAs(auditOriginOf(request)));
+    },
     snapshots: source.snapshots,
     params: request.params,
     raw: request.body,

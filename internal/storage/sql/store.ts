@@ -1,4 +1,6 @@
+import type { AuditOrigin } from '../../core';
 import type { Change, ChangeListener, Store } from '../types';
+import { AUDITED } from './audit-log';
 import { isDeadlineExceeded } from './dialects/deadline';
 import { translateError } from './errors';
 import { QUERIES, type Query } from './queries';
@@ -26,6 +28,22 @@ const everyQueryIsAPortMethod: [NotInPort] extends [never] ? true : NotInPort = 
 type AnyQuery = ((tx: Tx, ...args: unknown[]) => Promise<unknown>) & Pick<Query, 'kind'>;
 const QUERY_LIST = Object.entries(QUERIES) as [string, AnyQuery][];
 
+/** Writes that keep the audit trail itself: not changes anybody made. */
+const AUDIT_BOOKKEEPING = new Set(['deleteAuditEventsBefore', 'acquireAuditLease', 'releaseAuditLease', 'acknowledgeAuditDeliveries', 'deferAuditDelivery']);
+type AuditWrap = (tx: Tx, args: unknown[], run: () => Promise<unknown>) => Promise<unknown>;
+const AUDIT_OF = AUDITED as Record<string, AuditWrap>;
+for (const [name, query] of QUERY_LIST) {
+  if (query.kind === 'write' && !AUDIT_OF[name] && !AUDIT_BOOKKEEPING.has(name)) throw new Error(`the write ${name} is not in the audit trail (storage/sql/audit-log.ts AUDITED)`);
+}
+
+/** A query that records its audit event(s) on the transaction it runs in. */
+function audited(name: string, query: AnyQuery): AnyQuery {
+  const wrap = AUDIT_OF[name];
+  if (!wrap) return query;
+  return Object.assign((tx: Tx, ...args: unknown[]) => wrap(tx, args, () => query(tx, ...args)), { kind: query.kind });
+}
+const AUDITED_QUERIES = QUERY_LIST.map(([name, query]) => [name, audited(name, query)] as const);
+
 /**
  * The one SQL store, for every dialect, bound from the queries (queries/): each port method runs
  * its query on the current transaction, or — outside one — in a transaction of the kind the
@@ -44,14 +62,14 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
     for (const listener of listeners) listener(change);
   };
 
-  async function transaction<T>(kind: TransactionKind, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const { result, changes } = await inTransaction(database, kind, fn, () => retries++);
+  async function transaction<T>(kind: TransactionKind, fn: (tx: Tx) => Promise<T>, origin: AuditOrigin | undefined): Promise<T> {
+    const { result, changes } = await inTransaction(database, kind, fn, () => retries++, origin);
     for (const change of changes.all()) announce(change);
     return result;
   }
 
-  /** The port on `current`, or (null) outside any transaction. */
-  function storeOn(current: Tx | null): SqlStore {
+  /** The port on `current`, or (null) outside any transaction; writes recorded as `origin`'s. */
+  function storeOn(current: Tx | null, origin?: AuditOrigin): SqlStore {
     const run = async <T>(body: () => Promise<T>): Promise<T> => {
       breaker?.check(); // throws the breaker's own Unavailable: no probe to hasten
       try {
@@ -67,9 +85,9 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
       run(() => {
         if (current) return query(current, ...args);
         if (query.kind === 'read') return query(outsideTransaction, ...args);
-        return transaction(query.kind === 'write' ? 'write' : 'snapshot', (tx) => query(tx, ...args));
+        return transaction(query.kind === 'write' ? 'write' : 'snapshot', (tx) => query(tx, ...args), origin);
       });
-    const methods = Object.fromEntries(QUERY_LIST.map(([name, query]) => [name, call(query)])) as BoundQueries;
+    const methods = Object.fromEntries(AUDITED_QUERIES.map(([name, query]) => [name, call(query)])) as BoundQueries;
     const store: SqlStore = {
       ...methods,
       get retries() {
@@ -81,8 +99,10 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
         return () => listeners.delete(listener);
       },
       announce,
-      transaction: (fn) => (current ? fn(store) : run(() => transaction('write', (tx) => fn(storeOn(tx))))),
-      readConsistently: (fn) => (current ? fn(store) : run(() => transaction('snapshot', (tx) => fn(storeOn(tx))))),
+      transaction: (fn) => (current ? fn(store) : run(() => transaction('write', (tx) => fn(storeOn(tx, origin)), origin))),
+      readConsistently: (fn) => (current ? fn(store) : run(() => transaction('snapshot', (tx) => fn(storeOn(tx)), undefined))),
+      // Inside a transaction its recorder already holds the transaction's origin.
+      as: (next) => (current ? store : storeOn(null, next)),
       close: () => database.root.destroy(),
     };
     return store;

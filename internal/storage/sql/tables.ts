@@ -144,7 +144,43 @@ export interface ChangeLogTable {
   whole: Int;
 }
 
+export interface AuditEventsTable {
+  id: string;
+  namespace_key: string;
+  type: string;
+  action: string;
+  resource_key: string;
+  object_id: string | null;
+  /** JSON: Flipt's `metadata.actor`. */
+  actor: string;
+  actor_id: string;
+  actor_name: string;
+  source: string;
+  request_id: string | null;
+  /** JSON: the object after the change, and before it. */
+  payload: string | null;
+  previous: string | null;
+  created_at: Int;
+}
+
+export interface AuditOutboxTable {
+  sink: string;
+  event_id: string;
+  attempts: Int;
+  next_attempt_at: Int;
+  last_error: string | null;
+}
+
+export interface AuditLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: Int;
+}
+
 export interface Database {
+  audit_events: AuditEventsTable;
+  audit_outbox: AuditOutboxTable;
+  audit_leases: AuditLeasesTable;
   authentications: AuthenticationsTable;
   change_log: ChangeLogTable;
   namespaces: NamespacesTable;

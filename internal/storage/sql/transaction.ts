@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CompiledQuery, Kysely } from 'kysely';
-import { internal, type Clock } from '../../core';
+import { internal, type AuditOrigin, type Clock } from '../../core';
 import type { Change } from '../types';
 import type { DatabaseBreaker } from './breaker';
 import type { DialectAdapter } from './dialects/adapter';
 import type { Database, Db } from './tables';
 import { logChanges } from './change-log';
+import { AuditRecorder, writeAuditEvents, type AuditSinkSelection } from './audit-recorder';
 
 /** How many times a transaction runs before a retryable conflict is reported (as Unavailable). */
 export const TRANSACTION_ATTEMPTS = 8;
@@ -92,6 +93,8 @@ export interface Tx {
   readonly clock: Clock;
   readonly dialect: DialectAdapter;
   readonly changes: ChangeRecorder;
+  /** The audit events of the transaction's writes (audit-log.ts), written before it commits. */
+  readonly audit: AuditRecorder;
   /**
    * Runs a compiled query and returns its rows as arrays, in column order: for the bulk reads
    * of the evaluation model, where building an object per row is most of the cost.
@@ -106,15 +109,18 @@ export interface SqlDatabase {
   readonly dialect: DialectAdapter;
   /** Fails calls at once while the database is known not to answer (none: every call tries). */
   readonly breaker?: DatabaseBreaker | null;
+  /** The audit sinks an event waits for in the outbox (none: events are only kept). */
+  readonly auditSinks?: readonly AuditSinkSelection[];
 }
 
-export function txOn(database: SqlDatabase, executor: Db, changes: ChangeRecorder): Tx {
+export function txOn(database: SqlDatabase, executor: Db, changes: ChangeRecorder, audit = new AuditRecorder(database.clock)): Tx {
   const { clock, dialect } = database;
   return {
     db: executor,
     clock,
     dialect,
     changes,
+    audit,
     rows: async (query) =>
       dialect.arrayRows ? dialect.arrayRows(query) : (await executor.executeQuery<Record<string, unknown>>(query)).rows.map((row) => Object.values(row)),
   };
@@ -133,18 +139,24 @@ export async function inTransaction<T>(
   kind: TransactionKind,
   fn: (tx: Tx) => Promise<T>,
   onRetry: () => void,
+  origin?: AuditOrigin,
 ): Promise<{ result: T; changes: ChangeRecorder }> {
   const { root, dialect } = database;
   const isolation = kind === 'write' ? dialect.writeIsolation : dialect.snapshotIsolation;
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
     const changes = new ChangeRecorder();
+    const audit = new AuditRecorder(database.clock, origin);
     const builder = root.transaction();
     try {
       const result = await (isolation ? builder.setIsolationLevel(isolation) : builder).execute(async (trx) => {
-        const value = await fn(txOn(database, trx, changes));
-        // In the same transaction: another process reads a write's extent only with the write.
-        if (kind === 'write') await logChanges(trx, changes.all());
+        const value = await fn(txOn(database, trx, changes, audit));
+        // In the same transaction: another process reads a write's extent only with the write,
+        // and there is never a change without its audit event, nor an event without its change.
+        if (kind === 'write') {
+          await logChanges(trx, changes.all());
+          await writeAuditEvents(trx, audit.events, database.auditSinks ?? []);
+        }
         return value;
       });
       return { result, changes };

@@ -71,12 +71,13 @@ describe('paging parameters on every list route', () => {
 
   it('an offset that is not a non-negative 32-bit integer is a 400 naming offset (or ignored where Flipt has no offset)', async () => {
     const wrong: string[] = [];
-    for (const { path, plain, spec } of lists) {
+    for (const { path, spec } of lists) {
+      const firstOnly = expectStatus(await server.api.get(`${path}?limit=1`), 200);
       for (const value of [...BAD_INTEGERS, '-1']) {
         const res = await server.api.get(`${path}?limit=1&offset=${value}`);
         const ignored = res.status === 200 && spec.paging?.offset === false;
         if (!ignored && (res.status !== 400 || !/\boffset\b/.test(res.body?.message ?? ''))) wrong.push(`${path}?offset=${value} → ${res.status} ${res.text}`);
-        if (ignored) expect(res.body).toEqual(plain);
+        if (ignored) expect(res.body).toEqual(firstOnly);
       }
     }
     expect(wrong).toEqual([]);
@@ -94,9 +95,12 @@ describe('paging parameters on every list route', () => {
   });
 
   it('the largest values are answered: limit and offset 2^31-1, a page token at the largest safe offset', async () => {
-    for (const { path } of lists) {
-      const token = path === '/auth/v1/tokens' ? String(Number.MAX_SAFE_INTEGER) : b64(`{"offset":${Number.MAX_SAFE_INTEGER}}`);
-      for (const query of ['limit=2147483647', 'limit=1&offset=2147483647', `limit=2147483647&pageToken=${q(token)}`]) {
+    for (const { path, spec } of lists) {
+      // A keyset list's furthest page starts before the smallest id there can be.
+      const keyset = b64('{"before":"00000000-0000-0000-0000-000000000000"}');
+      const token = path === '/auth/v1/tokens' ? String(Number.MAX_SAFE_INTEGER) : spec.paging?.keyset ? keyset : b64(`{"offset":${Number.MAX_SAFE_INTEGER}}`);
+      const queries = ['limit=2147483647', `limit=2147483647&pageToken=${q(token)}`, ...(spec.paging?.keyset ? [] : ['limit=1&offset=2147483647'])];
+      for (const query of queries) {
         const res = await server.api.get(`${path}?${query}`);
         expect(res.status, `${path}?${query}: ${res.text}`).toBe(200);
         expect(res.body.nextPageToken, `${path}?${query}`).toBe('');

@@ -75,10 +75,11 @@ export const expireAuthentication = write(async function expireAuthentication(tx
 });
 
 export const deleteExpiredAuthentications = write(async function deleteExpiredAuthentications(tx: Tx, method: AuthMethod, before: number, limit: number): Promise<number> {
-  // The ids first: PostgreSQL has no DELETE ... LIMIT, and MySQL no LIMIT in an IN subquery.
+  // The rows first: PostgreSQL has no DELETE ... LIMIT, and MySQL no LIMIT in an IN subquery;
+  // and the audit trail records each token deleted, as it was.
   const expired = await tx.db
     .selectFrom('authentications')
-    .select('id')
+    .selectAll()
     .where('method', '=', methodNumber(method))
     .where('expires_at', 'is not', null)
     .where('expires_at', '<', before)
@@ -89,5 +90,6 @@ export const deleteExpiredAuthentications = write(async function deleteExpiredAu
     .deleteFrom('authentications')
     .where('id', 'in', expired.map((r) => r.id))
     .executeTakeFirst();
+  for (const row of expired) tx.audit.tokenDeleted(toAuthentication(row));
   return Number(result.numDeletedRows);
 });

@@ -60,7 +60,7 @@ export const createBatch = write(async function createBatch(tx: Tx, ns: string, 
     if (missing !== undefined) throw notFound(`flag "${ns}/${f.input.key}" or segment "${ns}/${missing}" not found`);
   }
   const now = () => tx.clock.nowMicros();
-  const rows: { [T in Exclude<keyof Database, 'change_log'>]: Database[T][] } = {
+  const rows: { [T in Exclude<keyof Database, 'change_log' | 'audit_events' | 'audit_outbox' | 'audit_leases'>]: Database[T][] } = {
     namespaces: [],
     flags: [],
     variants: [],

@@ -1,3 +1,4 @@
+import * as audit from './audit';
 import * as authentications from './authentications';
 import * as batch from './batch';
 import * as evaluation from './evaluation';
@@ -12,6 +13,6 @@ import * as segments from './segments';
  * is exactly its queries (helpers stay unexported, or in paging.ts, ranks.ts, references.ts,
  * revision.ts), so a new query is written once, in its resource's file.
  */
-export const QUERIES = { ...namespaces, ...flags, ...segments, ...rules, ...rollouts, ...batch, ...evaluation, ...authentications };
+export const QUERIES = { ...namespaces, ...flags, ...segments, ...rules, ...rollouts, ...batch, ...evaluation, ...authentications, ...audit };
 
 export type { Query, QueryKind } from './kinds';
