@@ -49,6 +49,7 @@ const ROOMS = {
   license: {},
   webhook: { core: ['json-depth.ts'] },
   telemetry: { config: 'any', core: 'any' },
+  audit: { core: 'any', config: 'any', storage: 'types', telemetry: 'any', wire: 'any' },
   // Every other room; storage through its index files: a driver's details stay behind its dialect adapter.
   service: {
     config: 'any',
@@ -68,6 +69,7 @@ const ROOMS = {
     license: 'any',
     webhook: 'any',
     telemetry: 'any',
+    audit: 'any',
   },
 };
 

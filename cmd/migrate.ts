@@ -45,8 +45,13 @@ export function migrateCommand(program: Command): void {
 }
 
 async function fromFlipt(url: string, config: Config, options: MigrateOptions): Promise<void> {
-  const [{ migrateFromFlipt }, { systemClock }] = await Promise.all([import('../internal/service/flipt-migration'), import('../internal/core')]);
-  const report = await migrateFromFlipt(url, config.db, systemClock(), { drop: options.drop === true, verify: options.verify === true, entities: options.entities });
+  const [{ migrateFromFlipt }, { systemClock }, { auditSinkSelections }] = await Promise.all([
+    import('../internal/service/flipt-migration'),
+    import('../internal/core'),
+    import('../internal/audit/selection'),
+  ]);
+  const migration = { drop: options.drop === true, verify: options.verify === true, entities: options.entities };
+  const report = await migrateFromFlipt(url, config.db, systemClock(), migration, auditSinkSelections(config.audit));
   const counts = Object.entries(report.counts).map(([kind, n]) => `${n} ${kind}`).join(', ');
   process.stdout.write(`copied from Flipt (schema version ${report.sourceSchemaVersion ?? 'unknown'}): ${counts}\n`);
   if (!report.verification) return;

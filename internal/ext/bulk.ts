@@ -1,4 +1,4 @@
-import { DEFAULT_NAMESPACE, invalidField } from '../core';
+import { DEFAULT_NAMESPACE, invalidField, type AuditOrigin } from '../core';
 import { decodeDocuments, type DecodeOptions } from './decode';
 import { IMPORT_IN_PARTS_FROM, decodeInParts } from './decode-parts';
 import { namespaceKeyOf, type Document } from './document';
@@ -29,7 +29,8 @@ export interface BulkImportResult extends ImportResult {
  * A whole import from its text (UTF-8, in the chunks it arrived in): `importBulk` on a store,
  * or the same run on a thread of its own.
  */
-export type BulkImporter = (body: readonly Uint8Array[], options: BulkImportOptions) => Promise<BulkImportResult>;
+/** `origin`: who the audit trail records the import as (the system's without it). */
+export type BulkImporter = (body: readonly Uint8Array[], options: BulkImportOptions, origin?: AuditOrigin) => Promise<BulkImportResult>;
 
 export async function importBulk(target: ImportTarget, text: string, options: BulkImportOptions, partsFrom = IMPORT_IN_PARTS_FROM): Promise<BulkImportResult> {
   if (options.namespace !== null && options.drop) {

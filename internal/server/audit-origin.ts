@@ -11,7 +11,7 @@ const TOKEN_NAME = 'io.flipt.auth.token.name';
  * authentication off — nobody in particular (`none`, as Flipt writes it), with the client's
  * address; which door it came through; its request id.
  */
-export function auditOriginOf(request: CallRequest): AuditOrigin {
+export function auditOriginOf(request: Pick<CallRequest, 'auth' | 'headers' | 'id' | 'ip' | 'transport'>): AuditOrigin {
   const { auth } = request;
   const actor: AuditActor = auth
     ? { authentication: auth.method === 'METHOD_TOKEN' ? 'token' : auth.method.replace(/^METHOD_/, '').toLowerCase(), id: auth.id, ...(auth.metadata[TOKEN_NAME] !== undefined && { name: auth.metadata[TOKEN_NAME] }) }

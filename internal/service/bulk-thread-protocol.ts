@@ -1,8 +1,8 @@
 import type { CredentialConfig, DbConfig, GitStorageConfig } from '../config';
-import { PennonError, isPennonError, type ErrorKind } from '../core';
+import { PennonError, isPennonError, type AuditOrigin, type ErrorKind } from '../core';
 import type { BulkExportOptions, BulkImportOptions, BulkImportResult } from '../ext';
 import type { FlagFileBytes, SnapshotPage } from '../git';
-import type { Change } from '../storage';
+import type { AuditSinkSelection, Change } from '../storage';
 
 /**
  * What the server's thread and a bulk thread (bulk-worker.ts) say to each other. A thread does
@@ -11,7 +11,7 @@ import type { Change } from '../storage';
  */
 
 export type BulkJob =
-  | { kind: 'import'; db: DbConfig; options: BulkImportOptions }
+  | { kind: 'import'; db: DbConfig; options: BulkImportOptions; origin?: AuditOrigin; auditSinks: readonly AuditSinkSelection[] }
   | { kind: 'export'; db: DbConfig; options: BulkExportOptions }
   | { kind: 'git-snapshot'; files: FlagFileBytes[]; commit: string; committedAt: number }
   | { kind: 'git-objects'; storage: GitStorageConfig; credential?: CredentialConfig };

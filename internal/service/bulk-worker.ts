@@ -37,12 +37,12 @@ function receiveBody(): Promise<string> {
 
 async function runImport(job: BulkJob & { kind: 'import' }): Promise<void> {
   const text = await receiveBody();
-  const { connection, store } = openStore(job.db, systemClock());
+  const { connection, store } = openStore(job.db, systemClock(), null, job.auditSinks);
   const changes: Change[] = [];
   store.onChange((change) => changes.push(change));
   let reply: ImportReply;
   try {
-    reply = { ok: true, result: await importBulk(store, text, job.options), changes };
+    reply = { ok: true, result: await importBulk(job.origin ? store.as(job.origin) : store, text, job.options), changes };
   } catch (err) {
     reply = { ok: false, error: threadError(err) };
   } finally {

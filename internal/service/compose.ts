@@ -14,7 +14,8 @@ import type { Tracing } from '../telemetry/tracing';
 import type { WebhookService } from '../webhook';
 import { CloseHooks, type CloseHook } from './close-hooks';
 import { relayWebhookSyncs, type WorkerRole } from './cluster-worker';
-import { openExistingStore, openPreparedStore, openStore, type OpenedStore } from './database';
+import { auditSinkSelections } from '../audit/selection';
+import { cliOrigin, openExistingStore, openPreparedStore, openStore, type OpenedStore } from './database';
 import { threadedExporter } from './export-thread';
 import { threadedImporter } from './import-thread';
 
@@ -118,9 +119,17 @@ function withHooks<T extends Pick<OpenedStore, 'connection'>>(opened: T, hooks: 
 }
 
 async function composeCommand(config: Config, clock: Clock, deps: CommandDeps, hooks: CloseHooks): Promise<DatabaseServices | TokenServices> {
-  const open = { 'as-is': openStore, prepared: openPreparedStore, existing: openExistingStore }[deps.database];
+  const sinks = auditSinkSelections(config.audit);
+  const open = {
+    'as-is': async () => openStore(config.db, clock, null, sinks),
+    prepared: () => openPreparedStore(config.db, clock, sinks),
+    existing: () => openExistingStore(config.db, clock, sinks),
+  }[deps.database];
   // A command's calls each try the database: its breaker is never started (serve's probe is).
-  const { connection, store } = await open(config.db, clock);
+  const opened = await open();
+  const { connection } = opened;
+  // A command's writes are filed in the audit trail under the local user, through the CLI.
+  const store = opened.store.as(cliOrigin());
   const database = { config, clock, ...withHooks({ connection, store }, hooks) };
   return deps.only === 'tokens' ? { ...database, ...tokenServices(database.store, clock, null) } : database;
 }
@@ -139,7 +148,8 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   // Tracing first: the store's queries and the app's requests are traced from their creation.
   const tracing = config.tracing.enabled ? await startTracing(config.tracing, logger) : null;
   if (tracing) hooks.add('tracing', () => tracing.shutdown()); // last: the last requests' spans are exported too
-  const database = withHooks(openStore(config.db, clock, tracing), hooks);
+  const auditSinks = auditSinkSelections(config.audit);
+  const database = withHooks(openStore(config.db, clock, tracing, auditSinks), hooks);
   const { connection, store, breaker } = database;
   const health = new HealthState();
   // The probe's verdict reaches /health within a second of a partition, logged once each way.
@@ -232,7 +242,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   // The first fetch of every Git storage (a failure is logged and left to the poller), then polling.
   if (environments) startup.push({ name: 'git polling', start: async () => environments.start() });
 
-  const importer = threadedImporter(config.db, store);
+  const importer = threadedImporter(config.db, store, auditSinks);
   const exporter = threadedExporter(config.db, store);
   const live = new LiveHub({
     maxStreams: config.streams.max,

@@ -1,9 +1,21 @@
 import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import type { DbConfig } from '../config';
-import type { Clock } from '../core';
-import { DatabaseBreaker, openDatabase, pendingMigrations, PendingMigrationsError, prepareSchema, storeFor, type Connection, type Store } from '../storage';
+import type { AuditOrigin, Clock } from '../core';
+import { DatabaseBreaker, openDatabase, pendingMigrations, PendingMigrationsError, prepareSchema, storeFor, type AuditSinkSelection, type Connection, type Store } from '../storage';
 import { sqlitePath, type PoolOptions } from '../storage/sql';
 import type { Tracing } from '../telemetry/tracing';
+
+/** Who a command run on the database directly is, for the audit trail: the local user, through the CLI. */
+export function cliOrigin(): AuditOrigin {
+  let name = process.env.USER ?? '';
+  try {
+    name = userInfo().username;
+  } catch {
+    // A user without a passwd entry (some containers): $USER, or nobody named.
+  }
+  return { actor: { authentication: 'local', ...(name !== '' && { name }) }, source: 'cli', requestId: null };
+}
 
 export interface OpenedStore {
   connection: Connection;
@@ -44,18 +56,18 @@ export function poolOptions(db: DbConfig): PoolOptions {
 }
 
 /** With tracing, the store's queries are traced (the connection itself, for migrations and locks, is not). */
-export function openStore(db: DbConfig, clock: Clock, tracing: Tracing | null = null): OpenedStore {
+export function openStore(db: DbConfig, clock: Clock, tracing: Tracing | null = null, auditSinks: readonly AuditSinkSelection[] = []): OpenedStore {
   const connection = openDatabase(databaseUrl(db), poolOptions(db));
   const breaker = connection.probe ? new DatabaseBreaker((timeoutMs) => connection.probe!(timeoutMs)) : null;
-  return { connection, breaker, store: storeFor(tracing ? tracing.queries(connection) : connection, clock, breaker) };
+  return { connection, breaker, store: storeFor(tracing ? tracing.queries(connection) : connection, clock, breaker, auditSinks) };
 }
 
 /**
  * For commands that work on the database directly: a fresh database gets its schema (so CI
  * can create a token before the first `serve`); one with pending migrations is refused.
  */
-export async function openPreparedStore(db: DbConfig, clock: Clock): Promise<OpenedStore> {
-  const opened = openStore(db, clock);
+export async function openPreparedStore(db: DbConfig, clock: Clock, auditSinks: readonly AuditSinkSelection[] = []): Promise<OpenedStore> {
+  const opened = openStore(db, clock, null, auditSinks);
   try {
     await prepareSchema(opened.connection);
     return opened;
@@ -73,10 +85,10 @@ const HOW_TO_CONFIGURE = 'point --config FILE (db.url) or PENNON_DB_URL at the d
  * not migrated — either would only lead to "not found" about a database nobody meant — so both
  * are refused, naming the database; one with pending migrations is refused as by `serve`.
  */
-export async function openExistingStore(db: DbConfig, clock: Clock): Promise<OpenedStore> {
+export async function openExistingStore(db: DbConfig, clock: Clock, auditSinks: readonly AuditSinkSelection[] = []): Promise<OpenedStore> {
   const path = sqliteFileOf(db);
   if (path !== null && path !== ':memory:' && !existsSync(path)) throw new Error(`no database at ${path}: nothing to read; ${HOW_TO_CONFIGURE}`);
-  const opened = openStore(db, clock);
+  const opened = openStore(db, clock, null, auditSinks);
   try {
     const { connection } = opened;
     if (!(await connection.hasTable('namespaces'))) throw new Error(`${connection.describe} has no Pennon tables: nothing to read; ${HOW_TO_CONFIGURE}`);

@@ -1,8 +1,8 @@
 import type { DbConfig } from '../config';
 import { type Clock } from '../core';
 import { compareNamespaces, type EvaluationDifference } from '../evaluation';
-import { copyFliptV1, openFliptDatabase, readFliptV1, type CopyCounts } from '../storage';
-import { openPreparedStore } from './database';
+import { copyFliptV1, openFliptDatabase, readFliptV1, type AuditSinkSelection, type CopyCounts } from '../storage';
+import { cliOrigin, openPreparedStore } from './database';
 
 /**
  * `pennon migrate --from-flipt <url>`: a Flipt v1 database copied into the configured Pennon
@@ -24,15 +24,15 @@ export interface FliptMigrationOptions {
   entities: number;
 }
 
-export async function migrateFromFlipt(sourceUrl: string, target: DbConfig, clock: Clock, options: FliptMigrationOptions): Promise<FliptMigrationReport> {
+export async function migrateFromFlipt(sourceUrl: string, target: DbConfig, clock: Clock, options: FliptMigrationOptions, auditSinks: readonly AuditSinkSelection[] = []): Promise<FliptMigrationReport> {
   const source = openFliptDatabase(sourceUrl);
   try {
     const contents = await readFliptV1(source).catch((err: unknown) => {
       throw new Error(`cannot read the Flipt database (${source.describe}): ${(err as Error).message}`, { cause: err });
     });
-    const { connection, store } = await openPreparedStore(target, clock);
+    const { connection, store } = await openPreparedStore(target, clock, auditSinks);
     try {
-      const counts = await copyFliptV1(connection, clock, contents, { drop: options.drop });
+      const counts = await copyFliptV1(connection, clock, contents, { drop: options.drop, from: source.describe, origin: cliOrigin(), auditSinks });
       if (!options.verify) return { sourceSchemaVersion: contents.schemaVersion, counts, verification: null };
       let evaluations = 0;
       const differences: EvaluationDifference[] = [];

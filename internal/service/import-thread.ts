@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import type { DbConfig } from '../config';
 import { PennonError } from '../core';
 import { importBulk, type BulkImporter, type BulkImportResult } from '../ext';
-import type { Store } from '../storage';
+import type { AuditSinkSelection, Store } from '../storage';
 import { errorFrom, threadFailure, type BodyMessage, type BulkJob, type ImportReply } from './bulk-thread-protocol';
 import { sqliteFileOf } from './database';
 import { startBulkThread } from './bulk-worker-source';
@@ -19,9 +19,9 @@ import { startBulkThread } from './bulk-worker-source';
  * An in-memory SQLite database has no second connection: it imports on the server's thread.
  */
 
-export function threadedImporter(db: DbConfig, store: Store): BulkImporter {
-  if (sqliteFileOf(db) === ':memory:') return (body, options) => importBulk(store, Buffer.concat(body).toString('utf8'), options);
-  return (body, options) => importOnThread({ kind: 'import', db, options }, body, store);
+export function threadedImporter(db: DbConfig, store: Store, auditSinks: readonly AuditSinkSelection[] = []): BulkImporter {
+  if (sqliteFileOf(db) === ':memory:') return (body, options, origin) => importBulk(origin ? store.as(origin) : store, Buffer.concat(body).toString('utf8'), options);
+  return (body, options, origin) => importOnThread({ kind: 'import', db, options, origin, auditSinks }, body, store);
 }
 
 /** Bytes of the body handed to the thread per turn of the event loop (each is copied once). */

@@ -5,6 +5,7 @@ import { Fields } from '../../wire';
 import { readChunks } from '../body-chunks';
 import { errorHandler } from '../errors';
 import type { RequestErrorLog } from '../error-log';
+import { auditOriginOf } from '../audit-origin';
 import { serve } from '../route-table';
 
 /**
@@ -53,7 +54,7 @@ export function importRoutes(app: FastifyInstance, deps: ImportRouteDeps): void 
       drop: query.bool('drop'),
       skipExisting: query.bool('skipExisting'),
       encoding: format === 'json' || (format === '' && type.includes('json')) ? 'json' : 'yaml',
-    });
+    }, auditOriginOf(request));
     // Logged here, not only as the request's completion: a client gone before the answer still
     // had its import committed, and no "request completed" follows an answer nobody reads.
     request.log.info({ namespace, created: result.created, dropped: result.dropped }, 'import committed');

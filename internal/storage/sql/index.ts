@@ -1,4 +1,5 @@
 import type { Clock } from '../../core';
+import type { AuditSinkSelection } from './audit-recorder';
 import type { DatabaseBreaker } from './breaker';
 import type { Connection } from './connection';
 import { openCockroach } from './dialects/cockroach';
@@ -9,6 +10,7 @@ import { openSqlite, openSqliteReadOnly } from './dialects/sqlite';
 import { createSqlStore, type SqlStore } from './store';
 
 export type { SqlStore } from './store';
+export type { AuditSinkSelection } from './audit-recorder';
 export type { Connection } from './connection';
 export type { DialectAdapter } from './dialects/adapter';
 export { migrate, pendingMigrations, prepareSchema, PendingMigrationsError, IncompleteMigrationError } from './migrate/migrator';
@@ -49,8 +51,8 @@ export function openDatabase(url: string, pool: PoolOptions = DEFAULT_POOL): Con
  * The store over a connection (its Kysely handle and dialect: a traced connection's too); with a
  * breaker, its calls fail at once while the database is known not to answer.
  */
-export function storeFor(conn: Pick<Connection, 'db' | 'adapter'>, clock: Clock, breaker: DatabaseBreaker | null = null): SqlStore {
-  return createSqlStore({ root: conn.db, clock, dialect: conn.adapter, breaker });
+export function storeFor(conn: Pick<Connection, 'db' | 'adapter'>, clock: Clock, breaker: DatabaseBreaker | null = null, auditSinks: readonly AuditSinkSelection[] = []): SqlStore {
+  return createSqlStore({ root: conn.db, clock, dialect: conn.adapter, breaker, auditSinks });
 }
 
 /**

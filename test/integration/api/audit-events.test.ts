@@ -87,3 +87,16 @@ describe('GET /api/v1/namespaces/{ns}/audit/events', () => {
     expect((await scoped.get('/api/v1/audit/events')).status).toBe(401);
   });
 });
+
+describe('the audit trail of an import through the bulk route', () => {
+  const { admin } = useTokenServer('audit-import-token', 'imports');
+
+  it('is one summary event with counts plus an event per flag and segment, filed under the token that imported', async () => {
+    const document = ['namespace: imports', 'flags:', '  - key: a', '    name: A', '  - key: b', '    name: B', 'segments:', '  - key: s', '    name: S', '    match_type: ALL_MATCH_TYPE', ''].join('\n');
+    expectStatus(await admin.post('/api/v1/namespaces', { key: 'imports', name: 'Imports' }), 200);
+    expectStatus(await admin.request('POST', '/api/v1/namespaces/imports/import', document, { 'content-type': 'application/yaml', 'x-request-id': 'import-1' }), 200);
+    const events = expectStatus(await admin.get('/api/v1/namespaces/imports/audit/events?limit=4'), 200).events.reverse();
+    expect(events.map((e: any) => `${e.type}:${e.key}`)).toEqual(['flag:a', 'flag:b', 'segment:s', 'import:']);
+    expect(events[3]).toMatchObject({ requestId: 'import-1', source: 'api', metadata: { actor: { authentication: 'token' } }, payload: { flags: 2, segments: 1 } });
+  });
+});

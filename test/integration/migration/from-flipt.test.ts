@@ -66,6 +66,16 @@ describe.each(cases)('a Flipt $version database on $dialect', ({ dialect, versio
     expect(again.counts).toEqual(data.counts);
   });
 
+  it('records each migration in the audit trail: one event with the counts, by the local user through the CLI', async () => {
+    server = await startServer({ PENNON_DB_URL: target });
+    const events = expectStatus(await server.api.get('/api/v1/audit/events?type=migration'), 200).events;
+    expect(events).toHaveLength(2);
+    expect(events[0]).toMatchObject({ action: 'created', source: 'cli', metadata: { actor: { authentication: 'local' } }, payload: { dropped: true, counts: data.counts } });
+    expect(events[1].payload).toMatchObject({ dropped: false, counts: data.counts });
+    expect(events[0].payload.from).toMatch(new RegExp(dialect, 'i'));
+    await server.stop();
+  });
+
   it('serves it: tokens work as in Flipt, objects read back with their ids and times, evaluations for 2,000 entities unchanged', async () => {
     server = await startServer({ PENNON_DB_URL: target, PENNON_AUTHENTICATION_REQUIRED: 'true', PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' });
     const as = (token: string) => new ApiClient(() => server.url, { authorization: `Bearer ${token}` });

@@ -1,5 +1,6 @@
 import { AUTH_METHODS, invalid, type Distribution } from '../../../core';
-import type { Clock } from '../../../core';
+import type { AuditOrigin, Clock } from '../../../core';
+import type { AuditSinkSelection } from '../audit-recorder';
 import type { Connection } from '../connection';
 import { enums, type Database } from '../tables';
 import { inTransaction, type Tx } from '../transaction';
@@ -73,8 +74,17 @@ function countsOf(contents: FliptV1Contents): CopyCounts {
   };
 }
 
-export async function copyFliptV1(connection: Connection, clock: Clock, contents: FliptV1Contents, options: { drop: boolean }): Promise<CopyCounts> {
-  const database = { root: connection.db, clock, dialect: connection.adapter };
+/** `origin`: who the audit trail records the migration as; `auditSinks`: where its event waits to be delivered. */
+export interface CopyOptions {
+  drop: boolean;
+  /** The Flipt database, as the migration's audit event names it. */
+  from?: string;
+  origin?: AuditOrigin;
+  auditSinks?: readonly AuditSinkSelection[];
+}
+
+export async function copyFliptV1(connection: Connection, clock: Clock, contents: FliptV1Contents, options: CopyOptions): Promise<CopyCounts> {
+  const database = { root: connection.db, clock, dialect: connection.adapter, auditSinks: options.auditSinks };
   const { result } = await inTransaction(
     database,
     'write',
@@ -186,9 +196,13 @@ export async function copyFliptV1(connection: Connection, clock: Clock, contents
           updated_at: a.updatedAt,
         })),
       );
-      return countsOf(contents);
+      const counts = countsOf(contents);
+      // One event for the whole move: the objects came as they were in Flipt, not by anyone's edit.
+      tx.audit.record('migration', 'created', { ns: '', key: '' }, null, { from: options.from ?? 'a Flipt v1 database', schemaVersion: contents.schemaVersion, dropped: options.drop, counts });
+      return counts;
     },
     () => undefined,
+    options.origin,
   );
   return result;
 }
