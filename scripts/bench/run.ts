@@ -1,3 +1,4 @@
+import { auditCostBench, auditUpdateBench } from './audit-cost';
 import { evaluatorBench } from './evaluator';
 import { durabilityBench } from './durability';
 import { grpcBench } from './grpc';
@@ -13,7 +14,7 @@ import { workersBench } from './workers';
 /**
  * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
- * Select with arguments: evaluator, rebuild, http, grpc, startup, scrape, workers, durability, streams (default: all),
+ * Select with arguments: evaluator, rebuild, http, grpc, startup, scrape, workers, durability, streams, audit (default: all),
  * and, only when named: scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
  * instructions (it runs the server under valgrind for ~10 minutes).
  */
@@ -76,6 +77,18 @@ async function main(): Promise<void> {
       const rss = Number.isNaN(r.rssPer1000Mb) ? '' : `  RSS ${r.rssBeforeMb.toFixed(0)} → ${r.rssAfterMb.toFixed(0)} MB (${r.rssPer1000Mb.toFixed(1)} MB per 1,000)`;
       console.log(`${r.kind.padEnd(4)} ${String(r.clients).padStart(6)} clients  notified ${r.received}/${r.expected}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  max ${r.maxMs.toFixed(1)} ms${rss}`);
     }
+  }
+  if (want('audit')) {
+    console.log('\n## The audit trail\'s cost on writes: `pennon flag import` of 10,000 flags, whole process, alternating builds (medians)');
+    const { results, baseline } = await auditCostBench();
+    if (!baseline) console.log('(no baseline: set BENCH_AUDIT_BASELINE to the executable of a build without the audit trail, e.g. built from commit 93c9de8)');
+    for (const r of results) {
+      const ratio = (ms: number) => (r.baselineMs ? ` (${(ms / r.baselineMs).toFixed(2)}×)` : '');
+      const base = r.baselineMs === null ? '' : `without the trail ${r.baselineMs.toFixed(0)} ms   `;
+      console.log(`${r.database.padEnd(10)} ${base}with it ${r.auditedMs.toFixed(0)} ms${ratio(r.auditedMs)}   with it and a webhook sink (outbox rows) ${r.withSinkMs.toFixed(0)} ms${ratio(r.withSinkMs)}`);
+    }
+    console.log('1,000 sequential flag updates over HTTP (PUT /api/v1/flags/f), SQLite, medians of 3 alternating rounds:');
+    for (const r of await auditUpdateBench()) console.log(`  ${r.label.padEnd(18)} p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`);
   }
   if (want('durability')) {
     console.log('\n## SQLite synchronous=FULL (default) against NORMAL: 1,000 sequential flag creates over HTTP, import of 10,000 flags');

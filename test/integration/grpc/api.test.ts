@@ -23,6 +23,14 @@ describe('gRPC API: management, evaluation, OFREP, metadata', () => {
   });
   afterAll(() => grpc.close());
 
+  it("a write over gRPC is in the audit trail as gRPC's, with the call's request id", async () => {
+    await grpc.call('flipt.Flipt/CreateFlag', { namespaceKey: 'default', key: 'audited', name: 'Audited' }, { 'x-request-id': 'grpc-call-1' });
+    await grpc.call('flipt.Flipt/DeleteFlag', { namespaceKey: 'default', key: 'audited' });
+    const [deleted, event] = expectStatus(await server.api.get('/api/v1/namespaces/default/audit/events?key=audited'), 200).events;
+    expect(deleted).toMatchObject({ action: 'deleted', source: 'grpc', before: { key: 'audited' } });
+    expect(event).toMatchObject({ type: 'flag', action: 'created', key: 'audited', source: 'grpc', requestId: 'grpc-call-1', metadata: { actor: { authentication: 'none' } } });
+  });
+
   it('namespaces, flags, variants, segments, constraints, rules, distributions and their orders, then deletes', async () => {
     const ns = await grpc.call('flipt.Flipt/CreateNamespace', { key: 'team', name: 'Team', description: 'd' });
     expect(ns).toMatchObject({ key: 'team', name: 'Team', description: 'd', protected: false });
