@@ -20,8 +20,11 @@ export interface CreatedToken {
 }
 
 const DEFAULT_PAGE = 25;
-/** Expired tokens deleted per transaction by the cleanup: a few milliseconds of SQLite's time (deleting a token updates four indexes). */
-const CLEANUP_BATCH = 500;
+/**
+ * Expired tokens deleted per transaction by the cleanup: a few milliseconds of SQLite's time
+ * (deleting a token updates four indexes, and records its audit event).
+ */
+const CLEANUP_BATCH = 200;
 const MAX_PAGE = 100;
 
 /**
