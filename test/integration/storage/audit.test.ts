@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuditEvent, AuditOrigin } from '../../../internal/core';
+import { SYSTEM_ORIGIN, type AuditEvent, type AuditOrigin } from '../../../internal/core';
 import type { Store } from '../../../internal/storage';
 import { backends } from '../../support/backends';
 import { constraintInput, flagInput, flagUpdate, ruleInput, segmentInput, useStore, variantInput } from '../../support/store';
@@ -99,7 +99,7 @@ describe.each(backends())('audit trail on $name', (backend) => {
     const seen = new Set<string>();
     const token = await t.store.as(ALICE).createAuthentication({ method: 'METHOD_TOKEN', hashedToken: 'secret-hash', metadata: { 'io.flipt.auth.token.name': 'ci' }, expiresAt: null });
     await t.store.as(ALICE).expireAuthentication(token.id, 1);
-    await t.store.deleteExpiredAuthentications('METHOD_TOKEN', Date.now() * 1000, 10);
+    await t.store.as(SYSTEM_ORIGIN).deleteExpiredAuthentications('METHOD_TOKEN', Date.now() * 1000, 10);
     const events = await eventsSince(t.store, seen);
     expect(events.map((e) => `${e.type}:${e.action}:${e.source}`)).toEqual(['token:created:api', 'token:expired:api', 'token:deleted:system']);
     expect(JSON.stringify(events)).not.toContain('secret-hash');
