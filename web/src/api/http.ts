@@ -1,3 +1,4 @@
+import { CLIENT_HEADERS } from './client-header';
 import { ApiError, errorFrom } from './errors';
 
 /**
@@ -75,7 +76,7 @@ function withQuery(url: string, query?: Query): string {
 
 export async function request<T>(method: string, url: string, body?: unknown, options: RequestOptions = {}, query?: Query): Promise<T> {
   const token = options.token === undefined ? getToken() : options.token;
-  const headers: Record<string, string> = { accept: 'application/json', ...authorization(token) };
+  const headers: Record<string, string> = { accept: 'application/json', ...CLIENT_HEADERS, ...authorization(token) };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {

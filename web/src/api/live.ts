@@ -1,4 +1,5 @@
 import { CHANGE_EVENT, READY_EVENT, SseParser, type NamespaceChangeJson, type NamespaceReadyJson, type SseMessage } from '../../../internal/wire/events';
+import { CLIENT_HEADERS } from './client-header';
 import { errorFrom } from './errors';
 import { authorization, path, relative, unauthorized } from './http';
 
@@ -90,7 +91,7 @@ export class NamespaceStream {
     this.arm(this.timing.connectTimeoutMs);
     try {
       const res = await fetch(relative(path`/api/v1/namespaces/${this.namespace}/events`), {
-        headers: { accept: 'text/event-stream', ...authorization() },
+        headers: { accept: 'text/event-stream', ...CLIENT_HEADERS, ...authorization() },
         cache: 'no-store',
         signal: abort.signal,
       });

@@ -1,3 +1,4 @@
+import { CLIENT_HEADERS } from './client-header';
 import { ApiError, errorFrom } from './errors';
 
 /**
@@ -293,7 +294,7 @@ export class MetricsDisabled extends Error {
 export async function fetchMetrics(signal?: AbortSignal): Promise<string> {
   // Never from the HTTP cache (a proxy could add validators). `cache` is typed by the DOM's
   // RequestInit only; the unit tests type-check this file with Node's.
-  const init: RequestInit & { cache?: 'no-store' } = { headers: { accept: 'text/plain' }, cache: 'no-store', signal };
+  const init: RequestInit & { cache?: 'no-store' } = { headers: { accept: 'text/plain', ...CLIENT_HEADERS }, cache: 'no-store', signal };
   let res: Response;
   try {
     res = await fetch('metrics', init);

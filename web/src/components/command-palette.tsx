@@ -238,6 +238,7 @@ function useCommands(): { list: Command[]; loading: boolean; error: string } {
       go('Flags', paths.flags(ns)),
       go('Segments', paths.segments(ns)),
       go('Console', paths.console(ns)),
+      go('Audit', paths.audit(ns)),
       go('Namespaces', paths.namespaces),
       go('API tokens', paths.tokens),
       go('Settings', paths.settings),

@@ -1,3 +1,4 @@
+import { auditScreen } from '../screens/audit';
 import { consoleScreen } from '../screens/console';
 import { flagsScreen } from '../screens/flags';
 import { gettingStartedScreen } from '../screens/getting-started';
@@ -11,7 +12,7 @@ import type { Screen } from './types';
  * Every screen inside the layout, in navigation order. The login screen is outside the layout
  * (app.tsx). A new screen: a folder under screens/ whose index.ts exports a `Screen`, listed here.
  */
-export const screens: Screen[] = [flagsScreen, segmentsScreen, consoleScreen, gettingStartedScreen, settingsScreen, namespacesScreen, tokensScreen];
+export const screens: Screen[] = [flagsScreen, segmentsScreen, consoleScreen, auditScreen, gettingStartedScreen, settingsScreen, namespacesScreen, tokensScreen];
 
 export type { Screen, ScreenRoute, NavEntry } from './types';
 export { paths, useRouteParam, DEFAULT_NAMESPACE } from './paths';

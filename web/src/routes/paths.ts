@@ -15,11 +15,18 @@ export const paths = {
   flags: (ns: string) => `/namespaces/${seg(ns)}/flags`,
   newFlag: (ns: string) => `/namespaces/${seg(ns)}/flags/new`,
   flag: (ns: string, key: string) => `/namespaces/${seg(ns)}/flags/${seg(key)}`,
+  /** A flag's page with one event of its History picked out (`…/flags/<key>?event=<id>`: the console's "last change"). */
+  flagEvent: (ns: string, key: string, eventId: string) => `/namespaces/${seg(ns)}/flags/${seg(key)}?event=${seg(eventId)}`,
   segments: (ns: string) => `/namespaces/${seg(ns)}/segments`,
   newSegment: (ns: string) => `/namespaces/${seg(ns)}/segments/new`,
   segment: (ns: string, key: string) => `/namespaces/${seg(ns)}/segments/${seg(key)}`,
   /** With a flag: the console opens with it chosen (`…/console?flag=<key>`, "Evaluate in console"). */
   console: (ns: string, flagKey?: string) => `/namespaces/${seg(ns)}/console${flagKey ? `?flag=${seg(flagKey)}` : ''}`,
+  /** The namespace's audit trail, filtered as the query says (`…/audit?type=flag,variant&actor=alice`). */
+  audit: (ns: string, filter: Record<string, string> = {}) => {
+    const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== '')).toString();
+    return `/namespaces/${seg(ns)}/audit${query === '' ? '' : `?${query}`}`;
+  },
   /** Onboarding (Flipt's onboarding/support pages): the steps, and how applications call Pennon. */
   gettingStarted: (ns: string) => `/namespaces/${seg(ns)}/getting-started`,
   namespaces: '/settings/namespaces',

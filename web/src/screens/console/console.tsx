@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation, useSearch } from 'wouter-preact';
+import { audit, type AuditEvent } from '../../api/audit';
 import { evaluation, type EvaluationRequest } from '../../api/evaluation';
 import { formErrors } from '../../api/errors';
 import { flags as flagsApi } from '../../api/flags';
@@ -24,7 +25,8 @@ import { CommandBlock, ResultCard, type Run } from './result';
  * evaluator the server runs). `#/namespaces/<ns>/console?flag=<key>` opens with a flag chosen.
  * Live: the flag list follows changes made elsewhere, and an answer shown is marked out of date
  * when its flag — its rules, rollouts or their segments — changes (evaluating it again is one
- * click: the answer never changes under its reader).
+ * click: the answer never changes under its reader). The answer links to the flag's last change
+ * in the audit trail (its page's History, that event picked out).
  */
 export function ConsoleScreen() {
   const ns = useCurrentNamespace();
@@ -52,6 +54,8 @@ function ConsoleBody({ ns }: { ns: string }) {
   const [busy, setBusy] = useState(false);
   const [run, setRun] = useState<Run | null>(null);
   const [explained, setExplained] = useState<Explained | null>(null);
+  /** The flag's newest change in the audit trail when the answer came (null: none recorded; undefined: not known). */
+  const [lastChange, setLastChange] = useState<AuditEvent | null | undefined>(undefined);
   /** The flag changed (or may have: the live updates were interrupted) since the answer shown. */
   const [stale, setStale] = useState(false);
   const latest = useRef(0);
@@ -96,6 +100,12 @@ function ConsoleBody({ ns }: { ns: string }) {
       if (id !== latest.current) return;
       setRun({ request, kind, answer, roundTripMs });
       setExplained(null);
+      setLastChange(undefined);
+      // What the answer comes from was last changed when, by whom: a link to it. Unknown (a read refused) says nothing.
+      audit.lastFlagChange(ns, request.flagKey).then(
+        (event) => id === latest.current && setLastChange(event),
+        () => undefined,
+      );
       // Then the path: the same evaluator, here, on the flag as the API gives it now.
       try {
         const value = await explainLocally(request);
@@ -217,7 +227,7 @@ function ConsoleBody({ ns }: { ns: string }) {
               </button>
             </div>
           )}
-          <ResultCard run={run} />
+          <ResultCard run={run} lastChange={lastChange} />
           <section class="console-card" aria-labelledby="console-path-title">
             <h2 id="console-path-title">Path to the answer</h2>
             {explained === null ? (

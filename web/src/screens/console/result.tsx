@@ -1,6 +1,10 @@
+import { Link } from 'wouter-preact';
+import type { AuditEvent } from '../../api/audit';
 import type { BooleanAnswer, EvaluationRequest, VariantAnswer } from '../../api/evaluation';
 import { useToast } from '../../components/toast';
+import { describeEvent, relativeTime } from '../../lib/audit-words';
 import { formatDate } from '../../lib/format';
+import { paths } from '../../routes/paths';
 
 /** The server's answer, as `/evaluate/v1` gave it, with the request it answered. */
 export interface Run {
@@ -18,7 +22,7 @@ const REASON: Record<string, string> = {
   UNKNOWN_EVALUATION_REASON: 'no match and no default',
 };
 
-export function ResultCard({ run }: { run: Run }) {
+export function ResultCard({ run, lastChange }: { run: Run; lastChange?: AuditEvent | null }) {
   const { answer, request } = run;
   const variant = 'enabled' in answer ? null : answer;
   const segments = answer.segmentKeys ?? [];
@@ -60,6 +64,23 @@ export function ResultCard({ run }: { run: Run }) {
         <dd>
           <code class="console-id">{answer.requestId}</code> <span class="muted">at {formatDate(answer.timestamp)}</span>
         </dd>
+        {lastChange !== undefined && (
+          <>
+            <dt>Last change</dt>
+            <dd data-testid="result-last-change">
+              {lastChange === null ? (
+                <span class="muted">none recorded</span>
+              ) : (
+                <>
+                  <Link href={paths.flagEvent(lastChange.namespace || request.namespaceKey, request.flagKey, lastChange.id)}>{describeEvent(lastChange).sentence}</Link>{' '}
+                  <span class="muted" title={lastChange.timestamp}>
+                    {relativeTime(lastChange.timestamp, Date.now())}
+                  </span>
+                </>
+              )}
+            </dd>
+          </>
+        )}
       </dl>
       {variant && variant.variantAttachment !== '' && (
         <>

@@ -1,6 +1,6 @@
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { ApiError } from '../../api/errors';
-import { Link, useLocation } from 'wouter-preact';
+import { Link, useLocation, useSearch } from 'wouter-preact';
 import { flags as api } from '../../api/flags';
 import { useQuery } from '../../api/hooks';
 import type { Flag } from '../../api/types';
@@ -13,6 +13,7 @@ import { paths, useRouteParam } from '../../routes/paths';
 import { touchesFlag, useLiveChanges } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
+import { HistorySection } from '../audit/history';
 import { EnabledBadge, TypeBadge } from './badges';
 import { CopyFlagDialog } from './copy-dialog';
 import { FlagDetailsForm } from './details-form';
@@ -27,7 +28,8 @@ import { VariantsSection } from './variants';
  * value is its `enabled`, said beside the switch in the details form). Every part reloads the one flag query after a change, so the
  * sections never disagree about the variants. Live: a change to the flag made elsewhere (its
  * key in the namespace's event stream) reads it again, and its rules or rollouts; forms with
- * unsaved edits keep them and offer to reload; a flag deleted elsewhere says so.
+ * unsaved edits keep them and offer to reload; a flag deleted elsewhere says so. Last, its
+ * History: the audit trail of the flag and its parts (screens/audit/history.tsx).
  */
 export function FlagDetailScreen() {
   const ns = useCurrentNamespace();
@@ -35,6 +37,8 @@ export function FlagDetailScreen() {
   const query = useQuery(() => api.get(ns, key), [ns, key]);
   // Bumped on each change made elsewhere: the sections that load their own lists read them again.
   const [version, setVersion] = useState(0);
+  // `?event=<id>`: one change of the History picked out (the console links a flag's last change so).
+  const highlight = new URLSearchParams(useSearch()).get('event') ?? undefined;
   useLiveChanges((change) => {
     if (!touchesFlag(key)(change)) return;
     query.refresh();
@@ -54,16 +58,18 @@ export function FlagDetailScreen() {
   }
   // Keyed by namespace and key: another flag's page starts with fresh form state.
   const gone = query.error instanceof ApiError && query.error.status === 404;
-  return <FlagPage key={`${ns}/${flag.key}`} ns={ns} flag={flag} reload={query.reload} version={version} gone={gone} />;
+  return <FlagPage key={`${ns}/${flag.key}`} ns={ns} flag={flag} reload={query.reload} version={version} gone={gone} highlight={highlight} />;
 }
 
-function FlagPage({ ns, flag, reload, version, gone }: { ns: string; flag: Flag; reload: () => void; version: number; gone: boolean }) {
+function FlagPage({ ns, flag, reload, version, gone, highlight }: { ns: string; flag: Flag; reload: () => void; version: number; gone: boolean; highlight?: string }) {
   const { readOnly } = useSession();
   const [, navigate] = useLocation();
   const toast = useToast();
   const [deleting, setDeleting] = useState(false);
   const [copying, setCopying] = useState(false);
   const boolean = flag.type === 'BOOLEAN_FLAG_TYPE';
+  // The History names a distribution's variant by its key, not only its id.
+  const variantKeys = useMemo(() => new Map(flag.variants.map((v) => [v.id, v.key])), [flag.variants]);
 
   const actions = readOnly ? undefined : (
     <>
@@ -108,6 +114,7 @@ function FlagPage({ ns, flag, reload, version, gone }: { ns: string; flag: Flag;
           </>
         )}
         <EvaluationsSection ns={ns} flag={flag} />
+        <HistorySection ns={ns} kind="flag" resourceKey={flag.key} highlight={highlight} idLabels={variantKeys} sectionClass="flag-section" />
       </div>
 
       <CopyFlagDialog open={copying} ns={ns} flag={flag} onClose={() => setCopying(false)} />

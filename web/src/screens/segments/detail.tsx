@@ -14,6 +14,7 @@ import { paths, useRouteParam } from '../../routes/paths';
 import { useLiveChanges } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
 import { useSession } from '../../session/session';
+import { HistorySection } from '../audit/history';
 import { ConstraintsSection } from './constraints';
 import { CopySegmentDialog } from './copy';
 import { SegmentForm } from './form';
@@ -25,6 +26,7 @@ import { UsageSection } from './usage';
  * that a rule or rollout uses is refused by the server; the dialog then names those flags.
  * Live: read again whenever the namespace moves (the event stream names flags, not segments);
  * the details form keeps unsaved edits and offers to reload; a segment deleted elsewhere says so.
+ * Last, its History: the audit trail of the segment and its constraints (screens/audit/history.tsx).
  */
 export function SegmentDetailScreen() {
   const ns = useCurrentNamespace();
@@ -83,6 +85,7 @@ export function SegmentDetailScreen() {
           </section>
           <ConstraintsSection ns={ns} segment={segment} readOnly={readOnly} reload={query.reload} />
           <UsageSection ns={ns} usage={usage} />
+          <HistorySection ns={ns} kind="segment" resourceKey={segment.key} sectionClass="segment-section" />
         </div>
       ) : null}
 
