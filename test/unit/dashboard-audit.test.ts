@@ -45,6 +45,9 @@ describe('diffObjects', () => {
       { path: 'metadata.region', kind: 'added', after: 'eu' },
       { path: 'metadata.owner', kind: 'removed', before: 'ann' },
     ]);
+    // A map that appears or goes: its fields, each on its line.
+    expect(diffObjects(flag(), flag({ metadata: { team: 'web' } }))).toEqual([{ path: 'metadata.team', kind: 'added', after: 'web' }]);
+    expect(diffObjects(flag({ metadata: { team: 'web' } }), flag())).toEqual([{ path: 'metadata.team', kind: 'removed', before: 'web' }]);
   });
 
   it('matches list items by id, not place: one variant changed is one line; added, removed and reordered ones are said as such', () => {

@@ -131,7 +131,9 @@ function ChangesTable({ action, changes, idLabels }: { action: string; changes: 
       <thead>
         <tr>
           <th scope="col">Field</th>
-          {single ? <th scope="col">{action === 'created' ? 'Value' : 'Value before'}</th> : (
+          {single ? (
+            <th scope="col">{action === 'created' ? 'Value' : 'Value before'}</th>
+          ) : (
             <>
               <th scope="col">Before</th>
               <th scope="col">After</th>
@@ -141,23 +143,31 @@ function ChangesTable({ action, changes, idLabels }: { action: string; changes: 
       </thead>
       <tbody>
         {changes.map((c) => (
-          <tr key={c.path} data-field={c.path} class={`audit-change-${c.kind}`}>
-            <th scope="row" class="mono">
-              {c.path}
-            </th>
-            {single ? (
-              <td>
-                <Value value={c.kind === 'added' ? c.after : c.before} idLabels={idLabels} />
-              </td>
-            ) : (
-              <>
-                <td class="audit-before">{c.kind === 'added' ? <span class="muted">—</span> : <Value value={c.before} idLabels={idLabels} />}</td>
-                <td class="audit-after">{c.kind === 'removed' ? <span class="muted">removed</span> : <Value value={c.after} idLabels={idLabels} />}</td>
-              </>
-            )}
-          </tr>
+          <ChangeRow key={c.path} change={c} single={single} idLabels={idLabels} />
         ))}
       </tbody>
     </table>
+  );
+}
+
+function ChangeRow({ change: c, single, idLabels: known }: { change: FieldChange; single: boolean; idLabels?: ReadonlyMap<string, string> }) {
+  // An object's own id is not named after itself ("v1 (blue)" beside key "blue"): only ids that point elsewhere are.
+  const idLabels = c.path === 'id' ? undefined : known;
+  return (
+    <tr data-field={c.path} class={`audit-change-${c.kind}`}>
+      <th scope="row" class="mono">
+        {c.path}
+      </th>
+      {single ? (
+        <td>
+          <Value value={c.kind === 'added' ? c.after : c.before} idLabels={idLabels} />
+        </td>
+      ) : (
+        <>
+          <td class="audit-before">{c.kind === 'added' ? <span class="muted">—</span> : <Value value={c.before} idLabels={idLabels} />}</td>
+          <td class="audit-after">{c.kind === 'removed' ? <span class="muted">removed</span> : <Value value={c.after} idLabels={idLabels} />}</td>
+        </>
+      )}
+    </tr>
   );
 }

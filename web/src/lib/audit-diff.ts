@@ -59,6 +59,9 @@ function identified(list: unknown[]): list is (Json & { id: string })[] {
 
 function walk(path: string, a: unknown, b: unknown, out: FieldChange[]): void {
   if (sameValue(a, b)) return;
+  // A map that appears or goes (a flag's metadata) is read as its fields appearing or going, each on its line.
+  if (a === undefined && isObject(b) && b.id === undefined) return walk(path, {}, b, out);
+  if (b === undefined && isObject(a) && a.id === undefined) return walk(path, a, {}, out);
   if (a === undefined) {
     out.push({ path, kind: 'added', after: b });
     return;

@@ -3,6 +3,7 @@ import { useLocation, useSearch } from 'wouter-preact';
 import { AUDIT_ACTIONS, AUDIT_TYPES } from '../../../../internal/core/audit';
 import { FLAG_AUDIT_TYPES, SEGMENT_AUDIT_TYPES, type AuditFilter } from '../../api/audit';
 import { AuditList } from '../../components/audit-events';
+import { Field } from '../../components/field';
 import { Page } from '../../components/page';
 import { paths } from '../../routes/paths';
 import { useLiveChanges } from '../../session/live';
@@ -67,35 +68,35 @@ export function AuditScreen() {
           apply({});
         }}
       >
-        <label class="field">
-          <span class="field-label">Type</span>
-          <select name="type" value={applied.type} onChange={(e) => apply({ type: e.currentTarget.value })}>
-            {typeChoices.map((c) => (
-              <option key={c.value} value={c.value}>
-                {c.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="field">
-          <span class="field-label">Action</span>
-          <select name="action" value={applied.action} onChange={(e) => apply({ action: e.currentTarget.value })}>
-            <option value="">Any action</option>
-            {AUDIT_ACTIONS.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="field">
-          <span class="field-label">Actor</span>
-          <input name="actor" type="search" placeholder="token name or id" value={actor} onInput={(e) => setActor(e.currentTarget.value)} />
-        </label>
-        <label class="field">
-          <span class="field-label">Key</span>
-          <input name="key" type="search" placeholder="flag or segment key" class="mono" value={key} onInput={(e) => setKey(e.currentTarget.value)} />
-        </label>
+        <Field label="Type" name="type">
+          {(a11y) => (
+            <select {...a11y} value={applied.type} onChange={(e) => apply({ type: e.currentTarget.value })}>
+              {typeChoices.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {c.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Action" name="action">
+          {(a11y) => (
+            <select {...a11y} value={applied.action} onChange={(e) => apply({ action: e.currentTarget.value })}>
+              <option value="">Any action</option>
+              {AUDIT_ACTIONS.map((a) => (
+                <option key={a} value={a}>
+                  {a}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Actor" name="actor">
+          {(a11y) => <input {...a11y} type="search" placeholder="token name or id" value={actor} onInput={(e) => setActor(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Key" name="key">
+          {(a11y) => <input {...a11y} type="search" placeholder="flag or segment key" class="mono" value={key} onInput={(e) => setKey(e.currentTarget.value)} />}
+        </Field>
         <div class="audit-filter-actions">
           <button type="submit" class="button button-primary">
             Filter
