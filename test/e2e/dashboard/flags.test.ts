@@ -47,18 +47,20 @@ describeBrowser('dashboard: flags', () => {
       await page.waitForURL(new RegExp(`#/namespaces/default/flags/${key}$`));
       await page.getByRole('heading', { name: 'Variants' }).waitFor();
 
+      // The variants table's rows (the page's History has rows naming the variants too).
+      const variants = page.locator('.variants-table');
       let dialog = await addVariant(page, { key: 'blue', name: 'Blue', attachment: '{"color":"blue","sizes":[1,2]}' });
       await dialog.waitFor({ state: 'hidden' });
-      await page.getByRole('row', { name: /blue/ }).waitFor();
+      await variants.getByRole('row', { name: /blue/ }).waitFor();
       dialog = await addVariant(page, { key: 'green', name: 'Green' });
       await dialog.waitFor({ state: 'hidden' });
-      await page.getByRole('row', { name: /green/ }).waitFor();
+      await variants.getByRole('row', { name: /green/ }).waitFor();
 
       await page.getByLabel('Default variant', { exact: true }).selectOption({ label: 'blue (Blue)' });
       await page.getByRole('button', { name: 'Save default' }).click();
       await page.getByText('Default variant set to blue').waitFor();
-      await page.getByRole('row', { name: /blue/ }).getByText('default').waitFor();
-      expect(await page.getByRole('row', { name: /blue/ }).locator('code').textContent()).toBe('{"color":"blue","sizes":[1,2]}');
+      await variants.getByRole('row', { name: /blue/ }).getByText('default').waitFor();
+      expect(await variants.getByRole('row', { name: /blue/ }).locator('code').textContent()).toBe('{"color":"blue","sizes":[1,2]}');
       await screenshot(page, 'flag-detail');
 
       const held = expectStatus(await server.api.get(flagUrl('default', key)), 200);
