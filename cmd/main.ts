@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { auditCommand } from './audit';
 import { EXIT } from './common';
 import { evaluateCommand } from './evaluate';
 import { flagCommand } from './flag';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   evaluateCommand(program);
   tokenCommand(program);
   flagCommand(program);
+  auditCommand(program);
   configCommand(program);
   versionCommand(program);
   return program;
