@@ -1,17 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Fields, namespaceToJson, type NamespaceListJson } from '../../wire';
-import { auditOriginOf } from '../audit-origin';
 import { operation, type CallRequest } from '../route-table';
 import type { FlagSources } from '../sources';
-import { EMPTY, listInput } from './route';
+import { EMPTY, listInput, managementFor } from './route';
 
 /** Namespaces exist only in Family B. Listing names no namespace: scoped tokens are refused (as Flipt does). */
 export function namespaceRoutes(app: FastifyInstance, sources: FlagSources): void {
-  // As route.ts's: reads share the source's management; a write is recorded in the audit trail as the caller's (not the system's).
-  const managementOf = (request: CallRequest) => {
-    const source = sources.of(request.headers);
-    return request.method === 'GET' ? source.management : source.managementAs(auditOriginOf(request));
-  };
+  const managementOf = (request: CallRequest) => managementFor(sources.of(request.headers), request);
   operation(app, 'ListNamespaces', async (request): Promise<NamespaceListJson> => {
     const page = await managementOf(request).listNamespaces(listInput(Fields.query(request.query)));
     return { namespaces: page.items.map(namespaceToJson), nextPageToken: page.nextPageToken, totalCount: page.totalCount };

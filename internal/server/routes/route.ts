@@ -5,7 +5,7 @@ import type { Snapshots } from '../../snapshots';
 import { Fields, namespaceOf, type OperationName, type RouteSpec } from '../../wire';
 import { auditOriginOf } from '../audit-origin';
 import { operation, type CallRequest } from '../route-table';
-import type { FlagSources } from '../sources';
+import type { FlagSource, FlagSources } from '../sources';
 
 /** What a management handler gets: the resolved namespace, path values, body and query. */
 export interface Input {
@@ -32,9 +32,8 @@ function inputOf(request: CallRequest, spec: RouteSpec, sources: FlagSources): I
     // Family B names the namespace in the path; Family A in `namespaceKey` (query or body).
     ns: namespaceOf(spec.namespace, request) ?? DEFAULT_NAMESPACE,
     request,
-    // Reads share the source's one management; a write's is recorded in the audit trail as the caller's.
     get management() {
-      return (management ??= request.method === 'GET' ? source.management : source.managementAs(auditOriginOf(request)));
+      return (management ??= managementFor(source, request));
     },
     snapshots: source.snapshots,
     params: request.params,
@@ -46,6 +45,11 @@ function inputOf(request: CallRequest, spec: RouteSpec, sources: FlagSources): I
       return (query ??= Fields.query(request.query));
     },
   };
+}
+
+/** Reads share the source's one management; a write's is recorded in the audit trail as the caller's. */
+export function managementFor(source: FlagSource, request: CallRequest): Management {
+  return request.method === 'GET' ? source.management : source.managementAs(auditOriginOf(request));
 }
 
 /**
