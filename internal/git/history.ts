@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { normaliseDirectory } from '../config';
 import { PennonError, type AuditEvent, type AuditQuery } from '../core';
-import { changedFlagFiles, namespaceChanges, type ChangedObject, type NamespaceChange, type TreeReader } from './commit-changes';
+import { CommitComparer, type ChangedObject, type NamespaceChange, type TreeReader } from './commit-changes';
+import { Kept } from './kept';
 
 /**
  * A Git environment's audit trail: the commits of its branch that changed flag files under its
@@ -83,7 +84,11 @@ export class CommitHistory {
   /** Commits a fetch as deep as the walk did not bring, for the tip they were missed under. */
   private absent = { tip: '', oids: new Set<string>() };
 
-  constructor(private readonly reader: HistoryReader) {}
+  private readonly compare: CommitComparer;
+
+  constructor(private readonly reader: HistoryReader) {
+    this.compare = new CommitComparer(reader);
+  }
 
   /** The audit events of `tip`'s history under `directory` that `query` selects, newest first, `query.limit` at most. */
   async events(tip: string, directory: string, query: AuditQuery): Promise<AuditEvent[]> {
@@ -128,11 +133,11 @@ export class CommitHistory {
     const cacheKey = `${header.oid}\u0000${dir}`;
     const kept = this.changes.get(cacheKey);
     if (kept) return kept;
-    let files = await changedFlagFiles(this.reader, header.tree, parents[0]?.tree ?? null, dir);
+    let files = await this.compare.changedFlagFiles(header.tree, parents[0]?.tree ?? null, dir);
     // A merge is listed only when its directory differs from every parent's (as `git log <path>`
     // simplifies), and then with what it brought into its first parent's line.
-    for (const other of parents.slice(1)) if (files !== null && (await changedFlagFiles(this.reader, header.tree, other.tree, dir)) === null) files = null;
-    const changes = files === null ? [] : await namespaceChanges(this.reader, files, dir);
+    for (const other of parents.slice(1)) if (files !== null && (await this.compare.changedFlagFiles(header.tree, other.tree, dir)) === null) files = null;
+    const changes = files === null ? [] : await this.compare.namespaceChanges(files, dir);
     this.changes.set(cacheKey, changes);
     return changes;
   }
@@ -248,17 +253,4 @@ function insertSorted(queue: Waiting[], item: Waiting): void {
     else hi = mid;
   }
   queue.splice(lo, 0, item);
-}
-
-/** A map that forgets its oldest entries past `max`. */
-class Kept<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: string, value: V): void {
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
 }

@@ -169,15 +169,6 @@ export class LocalGitObjects implements GitObjects {
         }
       },
       tree: async (oid) => (await git.readTree({ ...at, oid })).tree,
-      subtree: async (root, path) => {
-        try {
-          return (await git.readTree({ ...at, oid: root, filepath: path === '' ? undefined : path })).oid;
-        } catch (err) {
-          // No such directory, or a file where it would be: no flags there.
-          if (absent(err) || (err as { code?: string }).code === 'ObjectTypeError') return null;
-          throw err;
-        }
-      },
       blob: async (oid) => (await git.readBlob({ ...at, oid })).blob,
       deepen: (depth) => this.exclusive(() => this.deepen(depth)),
     };
