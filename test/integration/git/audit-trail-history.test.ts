@@ -2,7 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../internal/config';
+import type { AuditQuery } from '../../../internal/core';
+import { GitEnvironments } from '../../../internal/git';
 import { productionAndStaging } from '../../support/git-fixtures';
 import { startGitRemote, type GitRemote } from '../../support/git-remote';
 import { expectStatus, useServer } from '../../support/server';
@@ -140,5 +144,45 @@ describe('a long history', () => {
     expect(events[1].timestamp).toBe('2026-03-01T00:17:00Z');
     const again = expectStatus(await server.api.get('/api/v1/audit/events?since=2026-03-01T00:17:00Z&until=2026-03-01T00:19:00Z'), 200);
     expect(again.events.map((e: any) => e.id)).toEqual(events.map((e: any) => e.id));
+  });
+});
+
+describe('a local repository without a remote (Git objects in-process)', () => {
+  let remote: GitRemote;
+  let dir: string;
+  const opened: GitEnvironments[] = [];
+  const everything: AuditQuery = { namespace: null, limit: 100 };
+  beforeAll(async () => {
+    remote = await startGitRemote();
+    dir = mkdtempSync(join(tmpdir(), 'pennon-git-local-trail-'));
+    for (const [i, who] of ['alice', 'bob', 'alice'].entries()) {
+      remote.commit({ 'prod/shop/features.yaml': features('shop', { colour: i % 2 === 1 }) }, `Colour ${i}`, { name: who, email: `${who}@example.com`, date: `2026-03-03T0${i}:00:00Z` });
+    }
+  });
+  afterAll(async () => {
+    await Promise.all(opened.map((e) => e.stop()));
+    await remote?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const open = async (path: string) => {
+    const env = { PENNON_STORAGE_FLAGS_REMOTE: '', PENNON_STORAGE_FLAGS_BACKEND_TYPE: 'local', PENNON_STORAGE_FLAGS_BACKEND_PATH: path, PENNON_ENVIRONMENTS_PROD_STORAGE: 'flags', PENNON_ENVIRONMENTS_PROD_DIRECTORY: 'prod' };
+    const environments = new GitEnvironments({ config: loadConfig({ env, isTTY: false }).config, logger: pino({ level: 'silent' }) });
+    opened.push(environments);
+    await environments.start();
+    return environments.get()!;
+  };
+
+  it('reads the whole history the repository holds', async () => {
+    const events = await (await open(remote.bare)).audit(everything);
+    expect(events.map(line)).toEqual(['Colour 2 | shop updated | flag:colour:updated', 'Colour 1 | shop updated | flag:colour:updated', 'Colour 0 | shop created | flag:colour:created']);
+    expect(events.map((e) => e.actor.name)).toEqual(['alice', 'bob', 'alice']);
+  });
+
+  it("ends at a shallow clone's edge, whose commit's changes cannot be told without its parent", async () => {
+    const clone = join(dir, 'shallow');
+    execFileSync('git', ['clone', '-q', '--depth', '2', `file://${remote.bare}`, clone]);
+    const prod = await open(clone);
+    expect((await prod.audit(everything)).map(line)).toEqual(['Colour 2 | shop updated | flag:colour:updated']);
+    expect((await prod.audit({ ...everything, actor: 'bob' })).map(line)).toEqual([]);
   });
 });
