@@ -73,8 +73,8 @@ interface Walk {
   deepens: number;
   /** The depth last fetched to in this request. */
   depth: number;
-  /** A fetch failed in this request: no further ones. */
-  fetchFailed: boolean;
+  /** Why a fetch failed in this request (no further ones are tried). */
+  fetchError: unknown;
 }
 
 export class CommitHistory {
@@ -95,7 +95,7 @@ export class CommitHistory {
     if (!selectable(query)) return [];
     if (this.absent.tip !== tip) this.absent = { tip, oids: new Set() };
     const dir = normaliseDirectory(directory);
-    const walk: Walk = { walked: 0, deepens: 0, depth: 0, fetchFailed: false };
+    const walk: Walk = { walked: 0, deepens: 0, depth: 0, fetchError: null };
     const start = await this.header(tip, walk);
     if (!start) return [];
     const beforeKey = query.before?.slice(0, COMMIT_KEY_LENGTH);
@@ -126,6 +126,11 @@ export class CommitHistory {
       const changes = await this.changesOf(header, parents as Header[], dir);
       for (const event of eventsOf(header, key, changes)) if (selected(event, query)) out.push(event);
     }
+    // Older commits could not be fetched: a full page is still right, a short one would say the trail ends there.
+    if (walk.fetchError !== null && out.length < query.limit) {
+      const reason = walk.fetchError instanceof Error ? walk.fetchError.message : String(walk.fetchError);
+      throw new PennonError('unavailable', `reading the branch's older commits: ${reason}`, { cause: walk.fetchError });
+    }
     return out.slice(0, query.limit);
   }
 
@@ -147,15 +152,15 @@ export class CommitHistory {
     if (kept) return kept;
     let header = await this.reader.commit(oid);
     // Beyond a shallow fetch's edge: fetch deeper, at least twice as deep as walked, and twice as deep as the last fetch.
-    while (header === null && !this.absent.oids.has(oid) && !walk.fetchFailed && walk.deepens < MAX_DEEPENS) {
+    while (header === null && !this.absent.oids.has(oid) && walk.fetchError === null && walk.deepens < MAX_DEEPENS) {
       walk.deepens++;
       walk.depth = Math.max(2 * walk.depth, 2 * walk.walked + DEEPEN_STEP);
       let fetched: boolean;
       try {
         fetched = await this.reader.deepen(walk.depth);
       } catch (err) {
-        walk.fetchFailed = true;
-        throw new PennonError('unavailable', `reading the branch's older commits: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        walk.fetchError = err;
+        break;
       }
       header = await this.reader.commit(oid);
       if (!fetched || (header === null && walk.deepens === MAX_DEEPENS)) this.absent.oids.add(oid);

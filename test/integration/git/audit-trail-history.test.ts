@@ -186,3 +186,22 @@ describe('a local repository without a remote (Git objects in-process)', () => {
     expect((await prod.audit({ ...everything, actor: 'bob' })).map(line)).toEqual([]);
   });
 });
+
+describe('older commits out of reach', () => {
+  let remote: GitRemote;
+  beforeAll(async () => {
+    remote = await startGitRemote();
+    remote.commit({ 'prod/shop/features.yaml': features('shop', { colour: false }) }, 'Colour off');
+    remote.commit({ 'prod/shop/features.yaml': features('shop', { colour: true }) }, 'Colour on');
+  });
+  const server = useServer(() => productionAndStaging(remote.url));
+
+  it('answers 503 when the remote cannot be reached for them, rather than a trail that seems to end', async () => {
+    expect(expectStatus(await server.api.get('/api/v1/namespaces/shop/flags/colour'), 200).enabled).toBe(true);
+    // The server holds only the tip; its parent, needed to tell what the tip changed, is on the remote.
+    await remote.close();
+    const answer = await server.api.get('/api/v1/audit/events');
+    expect(answer.status).toBe(503);
+    expect(answer.body.message).toMatch(/^reading the branch's older commits: .*ECONNREFUSED/);
+  });
+});
