@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { EnvironmentConfig } from '../config';
-import type { NamespaceData } from '../core';
+import type { AuditEvent, AuditQuery, NamespaceData } from '../core';
 import type { CompiledNamespace } from '../evaluation';
 import type { EvaluationSource, PartialNamespaceData } from '../storage';
 import type { GitRepository } from './repository';
@@ -69,6 +69,16 @@ export class GitEnvironment implements EvaluationSource {
   onChange(listener: (snapshot: EnvironmentSnapshot) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The environment's audit trail: the commits of its branch that changed flag files under its
+   * directory, newest first, from the branch's latest fetched commit — which a commit with bad
+   * files still is, so who pushed it shows even while the previous snapshot is served.
+   */
+  async audit(query: AuditQuery): Promise<AuditEvent[]> {
+    const tip = this.repository.commit;
+    return tip === null ? [] : this.repository.history(tip, this.directory, query);
   }
 
   /** Asks the storage for a fetch (every environment on it is updated). */

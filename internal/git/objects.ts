@@ -4,6 +4,8 @@ import * as git from 'isomorphic-git';
 import type { FsClient, HttpClient } from 'isomorphic-git';
 import { Volume, createFsFromVolume } from 'memfs';
 import { normaliseDirectory, type CredentialConfig, type GitStorageConfig } from '../config';
+import type { AuditEvent, AuditQuery } from '../core';
+import { CommitHistory, type CommitHeader, type HistoryReader } from './history';
 import { isFlagFile, type FlagFileBytes } from './snapshot';
 import { authHeaders, httpClient, safeRemote } from './transport';
 
@@ -23,6 +25,11 @@ export interface GitObjects {
   files(commit: string, directory: string): Promise<FlagFileBytes[]>;
   /** The commit's time in epoch microseconds (what the snapshot's objects are stamped with). */
   committedAt(commit: string): Promise<number>;
+  /**
+   * The audit events of `tip`'s history under `directory` that `query` selects, newest first
+   * (history.ts): fetches older commits when the repository's history is shallow.
+   */
+  history(tip: string, directory: string, query: AuditQuery): Promise<AuditEvent[]>;
   close(): Promise<void>;
 }
 
@@ -41,6 +48,9 @@ export class LocalGitObjects implements GitObjects {
   private opened: Promise<void> | null = null;
   /** A local backend that is a clone with a work tree (its `.git` is used). */
   private readonly workTree: boolean = false;
+  /** The fetch under way: a history fetch and the branch's sync never write the repository at once. */
+  private fetching: Promise<unknown> = Promise.resolve();
+  private readonly commits: CommitHistory;
 
   constructor(private readonly options: ObjectsOptions) {
     const { storage } = options;
@@ -56,9 +66,14 @@ export class LocalGitObjects implements GitObjects {
     }
     this.http = httpClient(storage);
     this.headers = authHeaders(options.credential);
+    this.commits = new CommitHistory(this.historyReader());
   }
 
-  async fetch(): Promise<string | null> {
+  fetch(): Promise<string | null> {
+    return this.exclusive(() => this.fetchBranch());
+  }
+
+  private async fetchBranch(): Promise<string | null> {
     await this.open();
     const { storage } = this.options;
     if (storage.remote === '') {
@@ -127,7 +142,62 @@ export class LocalGitObjects implements GitObjects {
     return c.committer.timestamp * 1_000_000;
   }
 
+  history(tip: string, directory: string, query: AuditQuery): Promise<AuditEvent[]> {
+    return this.commits.events(tip, directory, query);
+  }
+
   async close(): Promise<void> {}
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.fetching.then(work, work);
+    this.fetching = run.catch(() => undefined);
+    return run;
+  }
+
+  /** isomorphic-git's reads as history.ts asks for them. */
+  private historyReader(): HistoryReader {
+    const at = { fs: this.fs, gitdir: this.gitdir, cache: this.cache };
+    const absent = (err: unknown) => (err as { code?: string }).code === 'NotFoundError';
+    return {
+      commit: async (oid): Promise<CommitHeader | null> => {
+        try {
+          const { commit } = await git.readCommit({ ...at, oid });
+          return { oid, tree: commit.tree, parents: commit.parent, message: commit.message, author: commit.author, committer: commit.committer };
+        } catch (err) {
+          if (absent(err)) return null;
+          throw err;
+        }
+      },
+      tree: async (oid) => (await git.readTree({ ...at, oid })).tree,
+      blob: async (oid) => (await git.readBlob({ ...at, oid })).blob,
+      deepen: (depth) => this.exclusive(() => this.deepen(depth)),
+    };
+  }
+
+  /**
+   * The branch's history to `depth` commits from the remote's tip: the sync fetches only the tip
+   * (older history would only cost memory), so the first look at older commits fetches them.
+   */
+  private async deepen(depth: number): Promise<boolean> {
+    const { storage } = this.options;
+    if (storage.remote === '') return false;
+    await this.open();
+    await git.fetch({
+      fs: this.fs,
+      http: this.http,
+      gitdir: this.gitdir,
+      url: storage.remote,
+      // The local remote-tracking ref as ours, so the commits held are sent as haves and not fetched again.
+      ref: `refs/remotes/origin/${storage.branch}`,
+      remoteRef: storage.branch,
+      singleBranch: true,
+      tags: false,
+      depth,
+      headers: this.headers,
+      cache: this.cache,
+    });
+    return true;
+  }
 
   private open(): Promise<void> {
     this.opened ??= (async () => {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CredentialConfig, GitStorageConfig } from '../config';
+import type { AuditEvent, AuditQuery } from '../core';
 import { LocalGitObjects, type GitObjects, type ObjectsOptions } from './objects';
 import type { FlagFileBytes } from './snapshot';
 import { SyncQueue } from './sync-queue';
@@ -99,6 +100,11 @@ export class GitRepository {
   /** The commit's time in epoch microseconds (what the snapshot's objects are stamped with). */
   committedAt(commit: string): Promise<number> {
     return this.objects.committedAt(commit);
+  }
+
+  /** The audit events of `tip`'s history under `directory` (objects.ts, history.ts). */
+  history(tip: string, directory: string, query: AuditQuery): Promise<AuditEvent[]> {
+    return this.objects.history(tip, directory, query);
   }
 
   private async syncOnce(): Promise<SyncResult> {

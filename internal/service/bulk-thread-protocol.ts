@@ -1,5 +1,5 @@
 import type { CredentialConfig, DbConfig, GitStorageConfig } from '../config';
-import { PennonError, isPennonError, type AuditOrigin, type ErrorKind } from '../core';
+import { PennonError, isPennonError, type AuditOrigin, type AuditQuery, type ErrorKind } from '../core';
 import type { BulkExportOptions, BulkImportOptions, BulkImportResult } from '../ext';
 import type { FlagFileBytes, SnapshotPage } from '../git';
 import type { AuditSinkSelection, Change } from '../storage';
@@ -42,11 +42,13 @@ export type GitSnapshotMessage = { page: SnapshotPage } | { end: true } | { erro
  * Git objects (a storage's fetches and reads, GitObjects), server to thread: one call; the thread
  * lives as long as the repository and answers each call with its id.
  */
-export interface GitCall {
-  id: number;
-  op: 'fetch' | 'fetchedBefore' | 'files' | 'committedAt';
-  args: string[];
-}
+export type GitCall = { id: number } & (
+  | { op: 'fetch'; args: [] }
+  | { op: 'fetchedBefore'; args: [] }
+  | { op: 'files'; args: [commit: string, directory: string] }
+  | { op: 'committedAt'; args: [commit: string] }
+  | { op: 'history'; args: [tip: string, directory: string, query: AuditQuery] }
+);
 
 export type GitReply = { id: number; result: unknown } | { id: number; error: ThreadError };
 

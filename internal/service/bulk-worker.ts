@@ -130,14 +130,19 @@ async function runGitSnapshot(job: BulkJob & { kind: 'git-snapshot' }): Promise<
  */
 function runGitObjects(job: BulkJob & { kind: 'git-objects' }): void {
   const objects = new LocalGitObjects({ storage: job.storage, credential: job.credential });
-  port.on('message', async ({ id, op, args }: GitCall) => {
+  port.on('message', async (call: GitCall) => {
+    const { id } = call;
     try {
-      if (op === 'files') {
-        const files = await objects.files(args[0], args[1]);
+      if (call.op === 'files') {
+        const files = await objects.files(...call.args);
         const moved = movable(files.map(({ path, bytes }) => ({ path, bytes: bytes.slice() })));
         port.postMessage({ id, result: moved.files } satisfies GitReply, moved.transfer);
       } else {
-        const result = op === 'fetch' ? await objects.fetch() : op === 'fetchedBefore' ? await objects.fetchedBefore() : await objects.committedAt(args[0]);
+        const result =
+          call.op === 'fetch' ? await objects.fetch()
+          : call.op === 'fetchedBefore' ? await objects.fetchedBefore()
+          : call.op === 'history' ? await objects.history(...call.args)
+          : await objects.committedAt(...call.args);
         port.postMessage({ id, result } satisfies GitReply);
       }
     } catch (err) {

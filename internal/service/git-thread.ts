@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
-import { PennonError } from '../core';
+import { PennonError, type AuditEvent, type AuditQuery } from '../core';
 import { caCertificate, FlagFileError, SnapshotAssembler, type FlagFileBytes, type GitObjects, type ObjectsOptions, type SnapshotBuilder } from '../git';
 import { errorFrom, movable, threadFailure, type GitCall, type GitReply, type GitSnapshotMessage, type MoreMessage } from './bulk-thread-protocol';
 import { startBulkThread } from './bulk-worker-source';
@@ -55,6 +55,8 @@ export function threadedGitObjects(options: ObjectsOptions): GitObjects {
   return new ThreadedGitObjects({ ...options, storage: { ...options.storage, ca_cert_bytes: ca, ca_cert_path: '' } });
 }
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 class ThreadedGitObjects implements GitObjects {
   private starting: Promise<Worker> | null = null;
   private current: Worker | null = null;
@@ -65,19 +67,24 @@ class ThreadedGitObjects implements GitObjects {
   constructor(private readonly options: ObjectsOptions) {}
 
   fetch(): Promise<string | null> {
-    return this.call('fetch', []) as Promise<string | null>;
+    return this.call({ op: 'fetch', args: [] }) as Promise<string | null>;
   }
 
   fetchedBefore(): Promise<string | null> {
-    return this.call('fetchedBefore', []) as Promise<string | null>;
+    return this.call({ op: 'fetchedBefore', args: [] }) as Promise<string | null>;
   }
 
   files(commit: string, directory: string): Promise<FlagFileBytes[]> {
-    return this.call('files', [commit, directory]) as Promise<FlagFileBytes[]>;
+    return this.call({ op: 'files', args: [commit, directory] }) as Promise<FlagFileBytes[]>;
   }
 
   committedAt(commit: string): Promise<number> {
-    return this.call('committedAt', [commit]) as Promise<number>;
+    return this.call({ op: 'committedAt', args: [commit] }) as Promise<number>;
+  }
+
+  /** Walked, compared and decoded on the thread: only the events come back. */
+  history(tip: string, directory: string, query: AuditQuery): Promise<AuditEvent[]> {
+    return this.call({ op: 'history', args: [tip, directory, query] }) as Promise<AuditEvent[]>;
   }
 
   async close(): Promise<void> {
@@ -87,7 +94,7 @@ class ThreadedGitObjects implements GitObjects {
     if (starting) await (await starting.catch(() => null))?.terminate();
   }
 
-  private async call(op: GitCall['op'], args: string[]): Promise<unknown> {
+  private async call(request: DistributiveOmit<GitCall, 'id'>): Promise<unknown> {
     if (this.closed) throw new PennonError('unavailable', 'the Git storage is closed');
     if (!this.starting) {
       const starting = this.start();
@@ -98,11 +105,11 @@ class ThreadedGitObjects implements GitObjects {
     }
     const worker = await this.starting;
     // Gone since (its exit already failed what was waiting): a call sent now would never be answered.
-    if (this.current !== worker) return this.call(op, args);
+    if (this.current !== worker) return this.call(request);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, op, args } satisfies GitCall);
+      worker.postMessage({ id, ...request } as GitCall);
     });
   }
 

@@ -72,12 +72,10 @@ export async function flagSources(
   if (!environments) return singleSource(source('', database.snapshots, database.store, config.storage.read_only, trail));
   const { EnvironmentReadStore, EnvironmentSnapshots } = await import('../git/views');
   const all = [...environments.environments.values()];
-  const sources = all.map((env) => source(env.name, new EnvironmentSnapshots(env), new EnvironmentReadStore(env), true, gitTrailPending));
+  // A Git environment's trail is its branch's commits (git/history.ts).
+  const sources = all.map((env) => source(env.name, new EnvironmentSnapshots(env), new EnvironmentReadStore(env), true, (query) => env.audit(query)));
   return environmentSources(sources, (environments.default ?? all[0]).name);
 }
-
-/** Interim, while a Git environment's commits become its audit trail (issue 20 in progress): none yet. */
-const gitTrailPending: FlagSource['audit'] = async () => [];
 
 /** Whether the webhook is served: only with a licence that grants it (else a warning says why). */
 export function webhookLicensed(config: Pick<Config, 'license'>, logger: Logger, clock: Clock): boolean {

@@ -46,16 +46,35 @@ export interface GitRemote {
   /** Requests waiting behind `hold()` right now. */
   held: number;
   /** Writes the files (path → text; null deletes), commits and pushes; returns the commit. */
-  commit(files: Record<string, string | null>, message?: string): string;
+  commit(files: Record<string, string | null>, message?: string, as?: CommitAuthor): string;
   close(): Promise<void>;
 }
 
-const git = (cwd: string, ...args: string[]) =>
+/** Who makes a commit, and when (author and committer alike); `t <t@t>` now by default. */
+export interface CommitAuthor {
+  name: string;
+  email: string;
+  /** Anything `GIT_COMMITTER_DATE` takes, e.g. ISO 8601 `2026-03-01T10:00:00Z`. */
+  date?: string;
+}
+
+const gitAs = (as: CommitAuthor | undefined, cwd: string, ...args: string[]) =>
   execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_NOSYSTEM: '1', HOME: cwd },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: as?.name ?? 't',
+      GIT_AUTHOR_EMAIL: as?.email ?? 't@t',
+      GIT_COMMITTER_NAME: as?.name ?? 't',
+      GIT_COMMITTER_EMAIL: as?.email ?? 't@t',
+      ...(as?.date !== undefined && { GIT_AUTHOR_DATE: as.date, GIT_COMMITTER_DATE: as.date }),
+      GIT_CONFIG_NOSYSTEM: '1',
+      HOME: cwd,
+    },
   }).trim();
+
+const git = (cwd: string, ...args: string[]) => gitAs(undefined, cwd, ...args);
 
 export async function startGitRemote(options: GitRemoteOptions = {}): Promise<GitRemote> {
   const root = mkdtempSync(join(tmpdir(), 'pennon-git-remote-'));
@@ -120,7 +139,7 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
     get held() {
       return state.held;
     },
-    commit(files, message = 'change flags') {
+    commit(files, message = 'change flags', as) {
       for (const [path, text] of Object.entries(files)) {
         const full = join(work, path);
         if (text === null) rmSync(full, { force: true });
@@ -130,7 +149,7 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
         }
       }
       git(work, 'add', '-A');
-      git(work, 'commit', '-q', '--allow-empty', '-m', message);
+      gitAs(as, work, 'commit', '-q', '--allow-empty', '-m', message);
       git(work, 'push', '-q', bare, `HEAD:refs/heads/${branch}`);
       return git(work, 'rev-parse', 'HEAD');
     },
