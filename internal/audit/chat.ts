@@ -76,7 +76,7 @@ export function sentence(e: AuditEvent): string {
   const where = e.namespace && e.type !== 'namespace' ? ` in ${e.namespace}` : '';
   if (e.type === 'import') {
     const counts = Object.entries(obj(e.payload)).filter(([, n]) => typeof n === 'number' && n > 0);
-    const what = counts.length ? counts.map(([name, n]) => `${n} ${name}`).join(', ') : 'nothing';
+    const what = counts.length ? counts.map(([name, n]) => `${n} ${n === 1 ? name.replace(/s$/, '') : name}`).join(', ') : 'nothing';
     return `${who} imported ${what} into ${e.namespace || 'the default namespace'}`;
   }
   if (e.type === 'migration') return `${who} migrated ${str(obj(e.payload).from) ?? 'a Flipt v1 database'} into Pennon`;

@@ -83,8 +83,8 @@ export interface EgressPolicy {
   check(url: URL): Promise<void>;
 }
 
-const refusal = (url: URL, address: string, kind: string) =>
-  new EgressRefused(`${url.host} resolves to ${address} (${kind}): refused; list "${hostOf(url)}" in audit.sinks.webhook.allowed_hosts to allow it`);
+const refusal = (host: string, address: string, kind: string) =>
+  new EgressRefused(`${host} resolves to ${address} (${kind}): refused; list "${host}" in audit.sinks.webhook.allowed_hosts to allow it`);
 
 export function egressPolicy(allowedHosts: readonly string[], resolve: typeof dnsLookup = dnsLookup): EgressPolicy {
   const allowed = new Set(allowedHosts.map((h) => h.replace(/^\[(.*)\]$/, '$1').toLowerCase()));
@@ -95,9 +95,9 @@ export function egressPolicy(allowedHosts: readonly string[], resolve: typeof dn
     if (isAllowed(host)) return null;
     if (isIP(host) !== 0) {
       const kind = refusedKind(host);
-      return kind ? new EgressRefused(`${url.host} is a ${kind} address: refused; list "${host}" in audit.sinks.webhook.allowed_hosts to allow it`) : null;
+      return kind ? new EgressRefused(`${host} is a ${kind} address: refused; list "${host}" in audit.sinks.webhook.allowed_hosts to allow it`) : null;
     }
-    if (host === 'localhost' || host.endsWith('.localhost')) return new EgressRefused(`${url.host} is a loopback name: refused; list "${host}" in audit.sinks.webhook.allowed_hosts to allow it`);
+    if (host === 'localhost' || host.endsWith('.localhost')) return new EgressRefused(`${host} is a loopback name: refused; list "${host}" in audit.sinks.webhook.allowed_hosts to allow it`);
     return null;
   }
 
@@ -109,8 +109,7 @@ export function egressPolicy(allowedHosts: readonly string[], resolve: typeof dn
       const passed = addresses.filter((a) => refusedKind(a.address) === null);
       if (passed.length > 0) return done(null, passed);
       const first = addresses[0];
-      const url = new URL(`http://${host.includes(':') ? `[${host}]` : host}/`);
-      done(first ? refusal(url, first.address, refusedKind(first.address) ?? 'refused') : new EgressRefused(`${host} resolves to no address`), []);
+      done(first ? refusal(host, first.address, refusedKind(first.address) ?? 'refused') : new EgressRefused(`${host} resolves to no address`), []);
     });
   }
 
