@@ -39,7 +39,7 @@ export function parseTemplate(source: string): Template {
 interface Action {
   /** The action's text between the delimiters and trim markers. */
   body: string;
-  /** Offset of the body in the source (for positions). */
+  /** Offset of the action's `{{` in the source (for positions). */
   at: number;
 }
 
@@ -87,7 +87,7 @@ class Parser {
       let end = close;
       trimNext = /[ \t\r\n]-$/.test(src.slice(close - 2, close));
       if (trimNext) end -= 2;
-      this.items.push({ body: src.slice(start, end), at: start });
+      this.items.push({ body: src.slice(start, end), at: open });
       from = close + 2;
     }
   }

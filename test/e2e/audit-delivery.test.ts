@@ -1,9 +1,9 @@
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditReceiver } from '../support/audit-receiver';
-import { freePort, serve, tempDir } from '../support/cli';
+import { freePort, pennon, serve, tempDir } from '../support/cli';
 import { sampleValue } from '../support/scrape';
 import { ApiClient, expectStatus } from '../support/server';
 import { until } from '../support/wait';
@@ -51,6 +51,33 @@ describe('audit delivery, the executable', () => {
     running.push(process);
     return { api: new ApiClient(`http://127.0.0.1:${port}`), process };
   }
+
+  it('config validate names a template that does not parse and a URL egress refuses; serve refuses to start with the same words', async () => {
+    const file = join(dir, 'bad.yml');
+    writeFileSync(
+      file,
+      [
+        'audit:',
+        '  sinks:',
+        '    webhook:',
+        '      enabled: true',
+        '      templates:',
+        `        - url: ${receiver.url('/t')}`,
+        '          body: \'{"flags": [{{ range .Payload }}x{{ end }}]}\'',
+        '        - url: http://localhost:9/hook',
+        '          body: \'{"id": {{ toJson .id }}}\'',
+        '      allowed_hosts: [127.0.0.1]',
+        '',
+      ].join('\n'),
+    );
+    const validate = await pennon(['config', 'validate', file]);
+    expect(validate.exitCode).toBe(1);
+    expect(validate.stderr).toContain('audit.sinks.webhook.templates.0.body: line 1, column 12: {{ range }} is not supported');
+    expect(validate.stderr).toContain('audit.sinks.webhook.templates.1.url: localhost is a loopback name: refused; list "localhost" in audit.sinks.webhook.allowed_hosts to allow it');
+    const served = await pennon(['--config', file, 'serve'], { env: { PENNON_DB_URL: `file:${join(dir, 'pennon.db')}`, PENNON_SERVER_WORKERS: '1', PENNON_SERVER_HTTP_PORT: String(await freePort()) } });
+    expect(served.exitCode).toBe(1);
+    expect(served.stderr).toContain('audit.sinks.webhook.templates.1.url: localhost is a loopback name: refused');
+  });
 
   it('an event written while the receiver is down survives kill -9 and is delivered after the restart', async () => {
     await receiver.down();

@@ -49,7 +49,7 @@ describe('audit templates', () => {
   });
 
   it.each([
-    ['{{ range .Payload.tags }}x{{ end }}', /line 1, column 3: \{\{ range \}\} is not supported/],
+    ['{{ range .Payload.tags }}x{{ end }}', /line 1, column 1: \{\{ range \}\} is not supported/],
     ['{{ printf "%s" .Type }}', /unknown function or value "printf"/],
     ['{{ $x := .Type }}', /variables \(\$x\) are not supported/],
     ['{{ .Type | upper }}', /only toJson can follow \|/],
