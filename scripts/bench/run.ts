@@ -1,3 +1,4 @@
+import { auditDeliveryBench } from './audit-delivery';
 import { evaluatorBench } from './evaluator';
 import { durabilityBench } from './durability';
 import { grpcBench } from './grpc';
@@ -14,7 +15,7 @@ import { workersBench } from './workers';
  * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
  * Select with arguments: evaluator, rebuild, http, grpc, startup, scrape, workers, durability, streams (default: all),
- * and, only when named: scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
+ * and, only when named: audit (audit delivery throughput), scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
  * instructions (it runs the server under valgrind for ~10 minutes).
  */
 async function main(): Promise<void> {
@@ -85,6 +86,10 @@ async function main(): Promise<void> {
     }
     const [full, normal] = results;
     console.log(`FULL/NORMAL: create mean ${(full.createMeanMs / normal.createMeanMs).toFixed(2)}×, import ${(full.importMs / normal.importMs).toFixed(2)}× (on ${filesystem}; medians of 3 rounds)`);
+  }
+  if (only.has('audit')) {
+    console.log(`\n## Audit delivery: a backlog of events delivered from the outbox (${process.env.BENCH_DB_URL ? 'BENCH_DB_URL' : 'SQLite file, synchronous=FULL'}), per sink and audit.buffer.capacity`);
+    for (const r of await auditDeliveryBench()) console.log(`${r.label.padEnd(32)} ${r.events.toLocaleString('en-US').padStart(6)} events in ${(r.ms / 1000).toFixed(2)} s  ${r.perSecond.toLocaleString('en-US').padStart(7)} events/s`);
   }
   if (only.has('scale')) {
     const sizes = (process.env.BENCH_SCALE_FLAGS ?? '1000,10000').split(',').map(Number);
