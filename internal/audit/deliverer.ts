@@ -54,6 +54,8 @@ export interface SinkDeps {
   metrics: AuditMetrics | null;
   holder: string;
   timing: DeliveryTiming;
+  /** While true, the loop writes nothing (neither lease nor outbox): see AuditDelivery.hold. */
+  paused?: () => boolean;
 }
 
 export class SinkDelivery {
@@ -76,7 +78,7 @@ export class SinkDelivery {
     this.lease = new Lease(store, `audit-sink:${sink.name}`, holder, clock, timing.lease, () => {
       logger.info({ sink: sinkLabel(sink.name) }, 'this instance delivers audit events to the sink (it holds its lease)');
       this.wake(true);
-    }, (err) => logger.debug({ err, sink: sinkLabel(sink.name) }, 'the audit sink lease could not be renewed'));
+    }, (err) => logger.debug({ err, sink: sinkLabel(sink.name) }, 'the audit sink lease could not be renewed'), deps.paused);
   }
 
   /** The sink as logs and metrics name it (a template by its host: its URL may hold a token). */
@@ -91,6 +93,11 @@ export class SinkDelivery {
   start(): void {
     this.lease.start();
     this.loop = this.run();
+  }
+
+  /** After a pause: the lease renewed and the outbox read at once. */
+  resume(): void {
+    void this.lease.renew().then(() => this.wake(true));
   }
 
   /** Something was written (or the lease taken): look at the outbox now rather than at the next poll. */
@@ -148,7 +155,7 @@ export class SinkDelivery {
   private async round(): Promise<number> {
     const { store, clock, timing, metrics } = this.deps;
     const name = this.sink.name;
-    if (!this.lease.held()) return timing.pollMs;
+    if (!this.lease.held() || this.deps.paused?.()) return timing.pollMs;
     const pending = await store.pendingAuditDeliveries(name, timing.capacity);
     if (pending.length === 0) return timing.pollMs;
     const now = clock.nowMicros();

@@ -38,6 +38,12 @@ export interface AuditDelivery {
   readonly retention: RetentionJob;
   /** Something was written: every sink looks at its outbox now. */
   wake(): void;
+  /**
+   * Holds every database write of the delivery (leases, acknowledgements, retention) until the
+   * returned release is called: for SQLite while an import thread holds the file's write lock,
+   * which a write from this thread would wait for synchronously, holding the event loop.
+   */
+  hold(): () => void;
   /** The loops end (an attempt in flight bounded by audit.sinks.webhook.timeout), leases released. */
   close(): Promise<void>;
 }
@@ -48,17 +54,28 @@ export async function startAuditDelivery(options: AuditDeliveryOptions): Promise
   const holder = leaseHolder();
   const poster = httpPoster(egressPolicy(hook.allowed_hosts), hook.timeout);
   const timing: DeliveryTiming = { ...DEFAULT_DELIVERY, ...options.timing, capacity: audit.buffer.capacity, maxBackoffMs: hook.max_backoff_duration };
-  const loops = configuredSinks(audit, poster).map((sink) => new SinkDelivery(sink, { store, clock, logger, metrics, holder, timing }));
+  let holds = 0;
+  const paused = () => holds > 0;
+  const loops = configuredSinks(audit, poster).map((sink) => new SinkDelivery(sink, { store, clock, logger, metrics, holder, timing, paused }));
   const names = loops.map((l) => l.name);
   await warnAboutOrphans(store, names, logger);
   for (const loop of loops) loop.start();
-  const retention = new RetentionJob({ store, clock, logger, metrics, holder, retentionMs: audit.retention, intervalMs: options.retentionIntervalMs });
+  const retention = new RetentionJob({ store, clock, logger, metrics, holder, retentionMs: audit.retention, intervalMs: options.retentionIntervalMs, paused });
   retention.start(options.retentionFirstRunMs);
   return {
     sinks: names,
     retention,
     wake: () => {
       for (const loop of loops) loop.wake();
+    },
+    hold() {
+      holds++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        if (--holds === 0) for (const loop of loops) loop.resume();
+      };
     },
     async close() {
       await Promise.all([...loops.map((l) => l.close()), retention.stop()]);

@@ -42,6 +42,8 @@ export class Lease {
     /** Called when this process takes the lease (not at each renewal). */
     private readonly onTaken: () => void,
     private readonly onError: (err: unknown) => void,
+    /** While true, no renewal is written (see AuditDelivery.hold): the lease may lapse, and is taken again after. */
+    private readonly paused: () => boolean = () => false,
   ) {}
 
   held(): boolean {
@@ -55,7 +57,9 @@ export class Lease {
     this.timer.unref();
   }
 
-  private renew(): Promise<void> {
+  /** Renews now (after a pause, at once rather than at the next tick). */
+  renew(): Promise<void> {
+    if (this.paused()) return Promise.resolve();
     // One renewal at a time: a slow database must not pile them up.
     this.renewing ??= (async () => {
       const wasHeld = this.held();

@@ -23,6 +23,8 @@ export interface RetentionOptions {
   intervalMs?: number;
   /** Events per delete transaction. */
   batch?: number;
+  /** While true, a scheduled run is skipped (see AuditDelivery.hold). */
+  paused?: () => boolean;
 }
 
 export const RETENTION_INTERVAL_MS = 5 * 60_000;
@@ -51,6 +53,7 @@ export class RetentionJob {
     const schedule = (ms: number) => {
       if (this.stopped) return;
       this.timer = setTimeout(() => {
+        if (this.options.paused?.()) return schedule(this.intervalMs);
         this.running = this.runOnce()
           .catch((err: unknown) => this.options.logger.warn({ err }, 'the audit retention job failed; it runs again at its next interval'))
           .finally(() => schedule(this.intervalMs));

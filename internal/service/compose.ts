@@ -15,7 +15,7 @@ import type { WebhookService } from '../webhook';
 import { CloseHooks, type CloseHook } from './close-hooks';
 import { relayWebhookSyncs, type WorkerRole } from './cluster-worker';
 import { auditSinkSelections } from '../audit/selection';
-import { cliOrigin, openExistingStore, openPreparedStore, openStore, type OpenedStore } from './database';
+import { cliOrigin, openExistingStore, openPreparedStore, openStore, sqliteFileOf, type OpenedStore } from './database';
 import { threadedExporter } from './export-thread';
 import { threadedImporter } from './import-thread';
 
@@ -212,7 +212,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   // The audit sinks' delivery, once the database is ready: woken by this process's writes (and,
   // below, by the other instances' announced changes); it polls every second besides.
   // Leases make it run once per service however many processes start it; in a cluster, the leader starts it.
-  let delivery: { wake(): void } | null = null;
+  let delivery: { wake(): void; hold(): () => void } | null = null;
   if (!worker || worker.leader) {
     startup.push({
       name: 'audit delivery',
@@ -269,7 +269,15 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   // The first fetch of every Git storage (a failure is logged and left to the poller), then polling.
   if (environments) startup.push({ name: 'git polling', start: async () => environments.start() });
 
-  const importer = threadedImporter(config.db, store, auditSinks);
+  const threaded = threadedImporter(config.db, store, auditSinks);
+  // On a SQLite file an import thread holds the write lock for its whole write, and a write from
+  // this thread waits for it synchronously: the audit delivery's bookkeeping holds off meanwhile.
+  const importer: BulkImporter = sqliteFileOf(config.db)
+    ? (body, options, origin) => {
+        const release = delivery?.hold();
+        return threaded(body, options, origin).finally(() => release?.());
+      }
+    : threaded;
   const exporter = threadedExporter(config.db, store);
   const live = new LiveHub({
     maxStreams: config.streams.max,

@@ -96,6 +96,28 @@ describe.each(backends())('audit outbox delivery on $name', (backend) => {
     await until(async () => (await b.store.auditBacklog()).length === 0, 'the outbox is empty');
   });
 
+  it('held (an import thread writing a SQLite file), the delivery writes nothing — no lease renewal, no delivery — and catches up at once when released', async () => {
+    const a = await instance(true);
+    await a.store.createFlag('default', flagInput('before'));
+    await receiver.waitFor(1);
+    const leaseFree = async () => {
+      const now = Date.now() * 1000;
+      // Taking it for no time at all says whether another process holds it, and leaves it free.
+      const taken = await a.store.acquireAuditLease('audit-sink:webhook', 'observer', now, now);
+      if (taken) await a.store.releaseAuditLease('audit-sink:webhook', 'observer');
+      return taken;
+    };
+    expect(await leaseFree()).toBe(false);
+    const release = a.delivery!.hold();
+    await a.store.createFlag('default', flagInput('during'));
+    // Well past the lease's 1.5 s: not renewed while held, it lapses (and nothing is delivered).
+    await until(leaseFree, 'the held lease lapsed', 5000);
+    expect(receiver.at().map((r) => r.json.key)).toEqual(['before']);
+    release();
+    const [, during] = await receiver.waitFor(2, '/hook', 2000);
+    expect(during.json.key).toBe('during');
+  });
+
   it('retention deletes past audit.retention in batches, once per service, and counts deliveries it drops', async () => {
     // No deliverer: the events stay owed to the webhook sink, as with a sink down for months.
     const clock = new ManualClock();
