@@ -11,10 +11,13 @@ export function configCommand(program: Command): void {
     .option('--json', 'print the result as JSON (the effective configuration, secrets redacted)')
     .action(async (file: string | undefined, options: { json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
-      const { findConfigFile, loadConfig, redactedConfig } = await import('../internal/config');
+      const [{ findConfigFile, loadConfig, redactedConfig, ConfigError }, { auditConfigProblems }] = await Promise.all([import('../internal/config'), import('../internal/audit')]);
       const path = file ?? globals.config ?? process.env.PENNON_CONFIG ?? findConfigFile();
       try {
         const { config, warnings } = loadConfig({ path });
+        // The audit sinks' templates and URLs (checked by internal/audit: config/ holds no template parser).
+        const audit = auditConfigProblems(config.audit);
+        if (audit.length > 0) throw new ConfigError(audit, path ?? 'the defaults and environment');
         if (options.json) process.stdout.write(`${JSON.stringify({ valid: true, warnings, config: redactedConfig(config) }, null, 2)}\n`);
         else {
           for (const w of warnings) process.stderr.write(`warning: ${w}\n`);

@@ -19,7 +19,8 @@ export type BulkJob =
 /** Import: after the job, the body's chunks in order, then `end`. */
 export type BodyMessage = { chunk: Uint8Array } | { end: true };
 
-export type ImportReply = { ok: true; result: BulkImportResult; changes: Change[] } | { ok: false; error: ThreadError };
+/** `audited`: the audit events its transaction wrote (announced as the store's own: the deliverer wakes, metrics count). */
+export type ImportReply = { ok: true; result: BulkImportResult; changes: Change[]; audited: number } | { ok: false; error: ThreadError };
 
 /** Export, thread to server: the text in chunks, then `end` (or an error, which ends it too). */
 export type ExportMessage = { chunk: Uint8Array } | { end: true } | { error: ThreadError };

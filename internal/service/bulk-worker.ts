@@ -40,9 +40,11 @@ async function runImport(job: BulkJob & { kind: 'import' }): Promise<void> {
   const { connection, store } = openStore(job.db, systemClock(), null, job.auditSinks);
   const changes: Change[] = [];
   store.onChange((change) => changes.push(change));
+  let audited = 0;
+  store.onAudited((events) => (audited += events));
   let reply: ImportReply;
   try {
-    reply = { ok: true, result: await importBulk(job.origin ? store.as(job.origin) : store, text, job.options), changes };
+    reply = { ok: true, result: await importBulk(job.origin ? store.as(job.origin) : store, text, job.options), changes, audited };
   } catch (err) {
     reply = { ok: false, error: threadError(err) };
   } finally {

@@ -15,7 +15,7 @@ import type { WebhookService } from '../webhook';
 import { CloseHooks, type CloseHook } from './close-hooks';
 import { relayWebhookSyncs, type WorkerRole } from './cluster-worker';
 import { auditSinkSelections } from '../audit/selection';
-import { cliOrigin, openExistingStore, openPreparedStore, openStore, type OpenedStore } from './database';
+import { cliOrigin, openExistingStore, openPreparedStore, openStore, sqliteFileOf, type OpenedStore } from './database';
 import { threadedExporter } from './export-thread';
 import { threadedImporter } from './import-thread';
 
@@ -135,7 +135,7 @@ async function composeCommand(config: Config, clock: Clock, deps: CommandDeps, h
 }
 
 async function composeService(config: Config, clock: Clock, logger: Logger, hooks: CloseHooks, worker: WorkerRole | null): Promise<Services> {
-  const [parts, { startTracing }, { HealthState }, { Metrics }, { linkInstances, SharedSnapshotSource }, { SnapshotCache }, { webhookService }] = await Promise.all([
+  const [parts, { startTracing }, { HealthState }, { Metrics }, { linkInstances, SharedSnapshotSource }, { SnapshotCache }, { webhookService }, audit] = await Promise.all([
     import('./parts'),
     import('../telemetry/tracing'),
     import('../server'),
@@ -143,7 +143,12 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     import('../cache'),
     import('../snapshots'),
     import('../webhook'),
+    import('../audit'),
   ]);
+  // A sink the configuration names wrongly (a template that does not parse, a URL egress refuses)
+  // stops the start before anything opens, the key named.
+  const { warnings: auditWarnings } = await audit.checkAuditSinks(config.audit);
+  for (const warning of auditWarnings) logger.warn(warning);
 
   // Tracing first: the store's queries and the app's requests are traced from their creation.
   const tracing = config.tracing.enabled ? await startTracing(config.tracing, logger) : null;
@@ -164,6 +169,9 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     : null;
   if (metrics) {
     hooks.add('evaluation metrics', metrics.recordEvaluations());
+    hooks.add('audit metrics', store.onAudited((events) => metrics.audit.eventsWritten(events)));
+    // The outbox is the database's: one process of a cluster reports it.
+    if (!worker || worker.leader) metrics.audit.trackBacklog(auditSinks.map((sink) => sink.name), () => store.auditBacklog(), () => clock.nowMicros());
     if (connection.poolStats) metrics.trackPool(() => connection.poolStats?.() ?? null);
     // In a cluster, a scrape of any worker answers for every worker.
     if (worker) {
@@ -201,6 +209,24 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   // Writes and revocations reach the other instances through Redis, and theirs reach this one;
   // without Redis, the other workers of this `serve` through their supervisor.
   const bus = redis ?? worker?.bus ?? null;
+  // The audit sinks' delivery, once the database is ready: woken by this process's writes (and,
+  // below, by the other instances' announced changes); it polls every second besides.
+  // Leases make it run once per service however many processes start it; in a cluster, the leader starts it.
+  let delivery: { wake(): void; hold(): () => void } | null = null;
+  if (!worker || worker.leader) {
+    startup.push({
+      name: 'audit delivery',
+      start: async () => {
+        const running = await audit.startAuditDelivery({ audit: config.audit, store, clock, logger, metrics: metrics?.audit ?? null });
+        delivery = running;
+        const unsubscribe = store.onAudited(() => running.wake());
+        return async () => {
+          unsubscribe();
+          await running.close();
+        };
+      },
+    });
+  }
   if (bus) {
     const link = {
       bus,
@@ -209,6 +235,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
         changed: (change: Change) => {
           snapshots.apply(change, false);
           snapshots.refreshSoon(change.ns);
+          delivery?.wake();
         },
         revoked: (id: string) => authenticator.forget(id),
         recovered: () => void snapshots.poll(),
@@ -242,7 +269,15 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   // The first fetch of every Git storage (a failure is logged and left to the poller), then polling.
   if (environments) startup.push({ name: 'git polling', start: async () => environments.start() });
 
-  const importer = threadedImporter(config.db, store, auditSinks);
+  const threaded = threadedImporter(config.db, store, auditSinks);
+  // On a SQLite file an import thread holds the write lock for its whole write, and a write from
+  // this thread waits for it synchronously: the audit delivery's bookkeeping holds off meanwhile.
+  const importer: BulkImporter = sqliteFileOf(config.db)
+    ? (body, options, origin) => {
+        const release = delivery?.hold();
+        return threaded(body, options, origin).finally(() => release?.());
+      }
+    : threaded;
   const exporter = threadedExporter(config.db, store);
   const live = new LiveHub({
     maxStreams: config.streams.max,

@@ -40,6 +40,7 @@ async function importOnThread(job: BulkJob & { kind: 'import' }, body: readonly 
       settle(() => {
         if (!reply.ok) return reject(errorFrom(reply.error));
         for (const change of reply.changes) store.announce(change);
+        if (reply.audited > 0) store.announceAudited(reply.audited);
         resolve(reply.result);
       }),
     );

@@ -283,6 +283,14 @@ export interface Store extends ReadStore, WriteStore, EvaluationSource, AuthStor
    * listeners hear it as they hear this store's own.
    */
   announce(change: Change): void;
+  /**
+   * Subscribes to audit events committed through this store (this process; an import thread's
+   * too, through `announceAudited`): how many one transaction wrote. What wakes the audit
+   * deliverer at once and counts the events written; returns an unsubscribe.
+   */
+  onAudited(listener: (events: number) => void): () => void;
+  /** Audit events committed on another connection of this process (the import thread's): heard as this store's own. */
+  announceAudited(events: number): void;
   /** Runs `fn` in one transaction: all its writes land together or not at all. */
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
   /**

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AuditMetrics } from './audit-metrics';
 import { onEvaluation, type EvaluationEvent } from './evaluations';
 import { TallyCounter, TallyHistogram, type Family, type HistogramSeries } from './tally';
 
@@ -142,6 +143,8 @@ export class Metrics implements CacheCounters {
   private unknownSeries: FlagSeries | null = null;
 
   private readonly perFlagLatency: boolean;
+  /** The audit trail's events written, deliveries and outbox backlog (audit-metrics.ts). */
+  readonly audit: AuditMetrics;
   private combined: (() => Promise<string>) | null = null;
 
   constructor(readonly namespace = 'service', options: MetricsOptions = {}) {
@@ -171,6 +174,7 @@ export class Metrics implements CacheCounters {
       new TallyCounter(n('grpc_server_handled_total'), 'gRPC calls completed, by method and status code'),
       new TallyHistogram(n('grpc_server_handling_seconds'), 'gRPC call duration by method', HTTP_BUCKETS_S),
     );
+    this.audit = new AuditMetrics(this.registry, n);
     this.tallies = [this.http.count, this.http.duration, this.grpc.count, this.grpc.duration, this.evalRequests, this.evalResults, this.evalErrors, this.evalLatency];
   }
 

@@ -1,4 +1,5 @@
 import { auditCostBench, auditUpdateBench } from './audit-cost';
+import { auditDeliveryBench } from './audit-delivery';
 import { evaluatorBench } from './evaluator';
 import { durabilityBench } from './durability';
 import { grpcBench } from './grpc';
@@ -14,8 +15,9 @@ import { workersBench } from './workers';
 /**
  * `npm run bench`: every benchmark, reported as figures and as ratios against a baseline
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
- * Select with arguments: evaluator, rebuild, http, grpc, startup, scrape, workers, durability, streams, audit (default: all),
- * and, only when named: scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
+ * Select with arguments: evaluator, rebuild, http, grpc, startup, scrape, workers, durability, streams (default: all),
+ * and, only when named: audit (audit delivery throughput), audit-cost (the trail's cost on writes,
+ * against BENCH_AUDIT_BASELINE), scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
  * instructions (it runs the server under valgrind for ~10 minutes).
  */
 async function main(): Promise<void> {
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
       console.log(`${r.kind.padEnd(4)} ${String(r.clients).padStart(6)} clients  notified ${r.received}/${r.expected}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  max ${r.maxMs.toFixed(1)} ms${rss}`);
     }
   }
-  if (want('audit')) {
+  if (only.has('audit-cost')) {
     console.log('\n## The audit trail\'s cost on writes: `pennon flag import` of 10,000 flags, whole process, alternating builds (medians)');
     const { results, baseline } = await auditCostBench();
     if (!baseline) console.log('(no baseline: set BENCH_AUDIT_BASELINE to the executable of a build without the audit trail, e.g. built from commit 93c9de8)');
@@ -98,6 +100,10 @@ async function main(): Promise<void> {
     }
     const [full, normal] = results;
     console.log(`FULL/NORMAL: create mean ${(full.createMeanMs / normal.createMeanMs).toFixed(2)}×, import ${(full.importMs / normal.importMs).toFixed(2)}× (on ${filesystem}; medians of 3 rounds)`);
+  }
+  if (only.has('audit')) {
+    console.log(`\n## Audit delivery: a backlog of events delivered from the outbox (${process.env.BENCH_DB_URL ? 'BENCH_DB_URL' : 'SQLite file, synchronous=FULL'}), per sink and audit.buffer.capacity`);
+    for (const r of await auditDeliveryBench()) console.log(`${r.label.padEnd(32)} ${r.events.toLocaleString('en-US').padStart(6)} events in ${(r.ms / 1000).toFixed(2)} s  ${r.perSecond.toLocaleString('en-US').padStart(7)} events/s`);
   }
   if (only.has('scale')) {
     const sizes = (process.env.BENCH_SCALE_FLAGS ?? '1000,10000').split(',').map(Number);

@@ -61,10 +61,15 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
   const announce = (change: Change) => {
     for (const listener of listeners) listener(change);
   };
+  const auditListeners = new Set<(events: number) => void>();
+  const announceAudited = (events: number) => {
+    for (const listener of auditListeners) listener(events);
+  };
 
   async function transaction<T>(kind: TransactionKind, fn: (tx: Tx) => Promise<T>, origin: AuditOrigin | undefined): Promise<T> {
-    const { result, changes } = await inTransaction(database, kind, fn, () => retries++, origin);
+    const { result, changes, audited } = await inTransaction(database, kind, fn, () => retries++, origin);
     for (const change of changes.all()) announce(change);
+    if (audited > 0) announceAudited(audited);
     return result;
   }
 
@@ -99,6 +104,11 @@ export function createSqlStore(database: SqlDatabase): SqlStore {
         return () => listeners.delete(listener);
       },
       announce,
+      onAudited(listener) {
+        auditListeners.add(listener);
+        return () => auditListeners.delete(listener);
+      },
+      announceAudited,
       transaction: (fn) => (current ? fn(store) : run(() => transaction('write', (tx) => fn(storeOn(tx, origin)), origin))),
       readConsistently: (fn) => (current ? fn(store) : run(() => transaction('snapshot', (tx) => fn(storeOn(tx)), undefined))),
       // Inside a transaction its recorder already holds the transaction's origin.

@@ -132,7 +132,8 @@ export type TransactionKind = 'write' | 'snapshot';
 /**
  * Runs `fn` in a new transaction. One that lost a conflict the database asks us to retry
  * (CockroachDB's 40001, deadlocks) runs again whole, after a jittered pause; `onRetry` counts
- * it. Returns what the attempt that committed changed, for the caller to announce.
+ * it. Returns what the attempt that committed changed, and how many audit events it wrote, for
+ * the caller to announce.
  */
 export async function inTransaction<T>(
   database: SqlDatabase,
@@ -140,7 +141,7 @@ export async function inTransaction<T>(
   fn: (tx: Tx) => Promise<T>,
   onRetry: () => void,
   origin?: AuditOrigin,
-): Promise<{ result: T; changes: ChangeRecorder }> {
+): Promise<{ result: T; changes: ChangeRecorder; audited: number }> {
   const { root, dialect } = database;
   const isolation = kind === 'write' ? dialect.writeIsolation : dialect.snapshotIsolation;
   for (let attempt = 1; ; attempt++) {
@@ -159,7 +160,7 @@ export async function inTransaction<T>(
         }
         return value;
       });
-      return { result, changes };
+      return { result, changes, audited: kind === 'write' ? audit.events.length : 0 };
     } catch (err) {
       if (attempt >= TRANSACTION_ATTEMPTS || !dialect.isRetryable?.(err)) throw err;
       onRetry();
