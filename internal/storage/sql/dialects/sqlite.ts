@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, type Driver, type SqliteDatabase } from 'kysely';
 import type { Connection } from '../connection';
 import type { Database } from '../tables';
 import type { DialectAdapter } from './adapter';
@@ -69,7 +69,27 @@ export const sqliteAdapter: DialectAdapter = {
   isConnectionError: (err) => /^SQLITE_(CANTOPEN|IOERR|BUSY|LOCKED|NOTADB|CORRUPT|FULL)/.test(code(err)),
   // A file opens or it does not: nothing comes up later to wait for.
   isNotReadyYet: () => false,
+  // Write transactions begin IMMEDIATE (WriteFirstSqliteDialect): see there.
+  writeIsolation: 'serializable',
 };
+
+/**
+ * SQLite with write transactions that take the file's write lock at BEGIN (`BEGIN IMMEDIATE`).
+ * A write transaction reads first — the audit trail reads the object before the change — and a
+ * deferred one that has read cannot take the lock once another process (an import thread, a
+ * `pennon` command, another worker) has committed: SQLite answers SQLITE_BUSY at once instead
+ * of waiting `busy_timeout`. Taking the lock first waits for it as any write did. Reads (no
+ * isolation asked) begin deferred.
+ */
+class WriteFirstSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection, settings) => {
+      await connection.executeQuery(CompiledQuery.raw(settings.isolationLevel === 'serializable' ? 'begin immediate' : 'begin'));
+    };
+    return driver;
+  }
+}
 
 /** `file:/path/x.db`, `file:./x.db`, `sqlite:x.db` or `file::memory:` → a filesystem path. */
 export function sqlitePath(url: string): string {
@@ -129,7 +149,7 @@ export function openSqlite(url: string, statementTimeoutMs = DEFAULT_STATEMENT_T
 
 /** The Connection over an open handle; `runScript` runs a migration's script. */
 function connectionOver(raw: BetterSqlite3.Database, describe: string, runScript: (script: string) => Promise<void>): Connection {
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(raw) }) });
+  const db = new Kysely<Database>({ dialect: new WriteFirstSqliteDialect({ database: keepingStatements(raw) }) });
   return {
     db,
     adapter: adapterFor(raw),
