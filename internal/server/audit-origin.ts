@@ -1,10 +1,9 @@
+import { TOKEN_METADATA } from '../auth';
 import type { AuditActor, AuditOrigin } from '../core';
 import type { CallRequest } from './route-table';
 
 /** The header the dashboard sends with its calls, so its changes are filed under `dashboard`. */
 export const CLIENT_HEADER = 'x-pennon-client';
-
-const TOKEN_NAME = 'io.flipt.auth.token.name';
 
 /**
  * Who a request's writes are recorded as in the audit trail: its token (id and name), or — with
@@ -14,7 +13,7 @@ const TOKEN_NAME = 'io.flipt.auth.token.name';
 export function auditOriginOf(request: Pick<CallRequest, 'auth' | 'headers' | 'id' | 'ip' | 'transport'>): AuditOrigin {
   const { auth } = request;
   const actor: AuditActor = auth
-    ? { authentication: auth.method === 'METHOD_TOKEN' ? 'token' : auth.method.replace(/^METHOD_/, '').toLowerCase(), id: auth.id, ...(auth.metadata[TOKEN_NAME] !== undefined && { name: auth.metadata[TOKEN_NAME] }) }
+    ? { authentication: auth.method === 'METHOD_TOKEN' ? 'token' : auth.method.replace(/^METHOD_/, '').toLowerCase(), id: auth.id, ...(auth.metadata[TOKEN_METADATA.name] !== undefined && { name: auth.metadata[TOKEN_METADATA.name] }) }
     : { authentication: 'none' };
   if (request.ip) actor.ip = request.ip;
   const client = request.headers[CLIENT_HEADER];
