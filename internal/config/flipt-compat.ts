@@ -22,7 +22,12 @@ const NOT_IMPLEMENTED: readonly (readonly [string, string])[] = [
   ['analytics', 'evaluation analytics are not stored'],
   ['audit.sinks.kafka', 'audit events go to the log and webhook sinks (Slack and Teams formats included) and stay queryable at /api/v1/audit/events'],
   ['audit.sinks.cloud', 'Flipt Cloud is not a sink: use the webhook sink'],
-  ['authorization', 'no policy engine: a token acts on everything, or on its one namespace'],
+  ['authorization.backend', "Rego policies are not run: Pennon's built-in roles apply (authorization.roles)"],
+  ['authorization.local', "Rego policies are not run: Pennon's built-in roles apply (authorization.roles)"],
+  ['authorization.bundle', "Rego policies are not run: Pennon's built-in roles apply (authorization.roles)"],
+  ['authorization.object', "Rego policies are not run: Pennon's built-in roles apply (authorization.roles)"],
+  ['authentication.session.storage', 'sessions are client tokens kept in the database'],
+  ['authentication.methods.oidc.cache_ttl', 'discovery documents are kept for the life of the process'],
   ['experimental', 'Flipt v1.61.1 ignores it too'],
   ['server.cloud', 'Flipt ignores it too'],
   ['db.migrations_path', 'Flipt ignores it too: migrations are built in'],
@@ -33,11 +38,6 @@ const NOT_IMPLEMENTED: readonly (readonly [string, string])[] = [
   ['metrics.otlp', 'metrics are served for Prometheus at /metrics only'],
   ['tracing.jaeger', 'traces are exported over OTLP (tracing.otlp), which Jaeger accepts'],
   ['tracing.zipkin', 'traces are exported over OTLP (tracing.otlp), which Zipkin accepts'],
-  ['authentication.session', 'there is no browser sign-in yet: clients use tokens'],
-  ['authentication.methods.oidc', 'only the token method is implemented'],
-  ['authentication.methods.github', 'only the token method is implemented'],
-  ['authentication.methods.kubernetes', 'only the token method is implemented'],
-  ['authentication.methods.jwt', 'only the token method is implemented'],
 ];
 
 function warnNotImplemented(path: string, instead: string): string {
@@ -60,26 +60,16 @@ function removeMatches(tree: Tree, parts: string[], prefix: string, found: (path
 }
 
 /** The tree without Flipt's keys Pennon does not implement, Flipt-only values mapped; a warning for each. */
-export function readFliptConfiguration(input: unknown, problems: string[]): { tree: unknown; warnings: string[]; otherMethods: string[] } {
-  if (!isTree(input)) return { tree: input, warnings: [], otherMethods: [] };
+export function readFliptConfiguration(input: unknown, problems: string[]): { tree: unknown; warnings: string[] } {
+  if (!isTree(input)) return { tree: input, warnings: [] };
   const tree = structuredClone(input) as Tree;
   const warnings: string[] = [];
-  const otherMethods = enabledOtherMethods(tree);
   mapValues(tree, warnings);
   mapGitStorage(tree, warnings, problems);
   for (const [pattern, instead] of NOT_IMPLEMENTED) {
     removeMatches(tree, pattern.split('.'), '', (path) => warnings.push(warnNotImplemented(path, instead)));
   }
-  return { tree, warnings, otherMethods };
-}
-
-/** Flipt's sign-in methods other than tokens that the configuration enables. */
-function enabledOtherMethods(tree: Tree): string[] {
-  const methods = isTree(tree.authentication) && isTree(tree.authentication.methods) ? tree.authentication.methods : {};
-  return ['oidc', 'github', 'kubernetes', 'jwt'].filter((m) => {
-    const method = (methods as Tree)[m];
-    return isTree(method) && (method.enabled === true || method.enabled === 'true');
-  });
+  return { tree, warnings };
 }
 
 /** Flipt-only values of keys Pennon has. */

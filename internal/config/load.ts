@@ -8,6 +8,7 @@ import { gitChecks } from './git';
 import { resolveReferences } from './references';
 import { defaultDatabaseUrl } from './paths';
 import { configSchema, type Config } from './schema';
+import { signInChecks } from './sign-in-checks';
 import { weaklyTyped } from './weak';
 
 /** Every problem found in a configuration, each naming its key. */
@@ -56,7 +57,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
 
   const config = parsed.data as Config;
   const warnings = [...fromFlipt.warnings];
-  problems.push(...crossChecks(config, fromFlipt.otherMethods, warnings));
+  problems.push(...crossChecks(config));
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.db.url === '' && config.db.protocol === '') config.db.url = defaultDatabaseUrl(env);
   config.log.encoding ??= (options.isTTY ?? process.stdout.isTTY) ? 'console' : 'json';
@@ -71,19 +72,9 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   return { config, warnings };
 }
 
-/** Rules that span keys. `otherMethods`: Flipt's sign-in methods the file enables that Pennon lacks. */
-function crossChecks(config: Config, otherMethods: string[], warnings: string[]): string[] {
-  const problems: string[] = [];
-  const tokens = config.authentication.methods.token;
-  if (config.authentication.required && !tokens.enabled) {
-    // A Flipt configuration that signs in by another method loads (with a warning), as in Flipt.
-    if (otherMethods.length === 0) problems.push('authentication.required: needs an authentication method; enable authentication.methods.token');
-    else warnings.push(`authentication.required: only ${otherMethods.join(', ')} enabled, which Pennon does not implement: every API call is refused until authentication.methods.token is enabled`);
-  }
-  if (tokens.cleanup.interval <= 0) problems.push('authentication.methods.token.cleanup.interval: must be greater than 0');
-  if (tokens.cleanup.grace_period <= 0) problems.push('authentication.methods.token.cleanup.grace_period: must be greater than 0');
-  problems.push(...gitChecks(config), ...httpsChecks(config), ...auditChecks(config.audit));
-  return problems;
+/** Rules that span keys. */
+function crossChecks(config: Config): string[] {
+  return [...signInChecks(config.authentication, config.authorization), ...gitChecks(config), ...httpsChecks(config), ...auditChecks(config.audit)];
 }
 
 function readYaml(path: string, problems: string[]): unknown {

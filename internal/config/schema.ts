@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { auditSchema } from './audit';
 import { duration, secret } from './kinds';
+import { authorizationSchema, authRateLimitSchema, sessionSchema, signInMethodsShape } from './sign-in';
 
 /**
  * The configuration tree. Keys follow Flipt's configuration where Flipt has the same setting
@@ -106,7 +107,10 @@ const authentication = z.strictObject({
       metadata: z.boolean().default(false),
     })
     .prefault({}),
-  methods: z.strictObject({ token: tokenMethod.prefault({}) }).prefault({}),
+  methods: z.strictObject({ token: tokenMethod.prefault({}), ...signInMethodsShape }).prefault({}),
+  session: sessionSchema,
+  /** Pennon's own: failed authentication per client address (429 with Retry-After past it). */
+  rate_limit: authRateLimitSchema,
 });
 
 const evaluation = z.strictObject({
@@ -308,6 +312,7 @@ export const configSchema = z.strictObject({
   db: db.prefault({}),
   evaluation: evaluation.prefault({}),
   authentication: authentication.prefault({}),
+  authorization: authorizationSchema,
   storage: storage.prefault({}),
   credentials: z.record(z.string(), credential).default({}),
   /** Flipt v2's secret providers: only `file` (`${secret:file:KEY}` reads `<base_path>/KEY`). */

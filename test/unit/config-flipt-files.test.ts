@@ -47,16 +47,18 @@ const EXPECTED: Record<string, { config?: (c: Config) => void; warnings?: RegExp
       expect(c.credentials.default).toMatchObject({ type: 'basic', basic: { username: 'user', password: 'pass' } });
       expect(c.environments.default).toMatchObject({ storage: 'default', default: true });
       expect(c.audit).toMatchObject({ sinks: { log: { enabled: true, file: '/path/to/logs.txt' } }, buffer: { capacity: 10, flush_period: 180_000 }, events: ['*:*'] });
+      expect(c.authentication.session).toMatchObject({ domain: 'auth.flipt.io', secure: true, csrf: { key: 'abcdefghijklmnopqrstuvwxyz1234567890' } });
+      expect(c.authentication.methods.oidc).toMatchObject({ enabled: true, providers: { google: { issuer_url: 'http://accounts.google.com', client_id: 'abcdefg', redirect_address: 'http://auth.flipt.io' } } });
+      expect(c.authentication.methods.kubernetes).toMatchObject({ enabled: true, discovery_url: 'https://some-other-k8s.namespace.svc', ca_path: '/path/to/ca/certificate/ca.pem' });
+      expect(c.authentication.methods.github).toMatchObject({ enabled: true, client_id: 'abcdefg', redirect_address: 'http://auth.flipt.io' });
+      expect(c.authorization.required).toBe(true);
     },
     warnings: [
       /^log\.keys: /,
       /^meta: /,
-      /^authorization: /,
+      /^authorization\.backend: .*Rego policies are not run: Pennon's built-in roles apply/,
+      /^authorization\.local: /,
       /^experimental: /,
-      /^authentication\.session: /,
-      /^authentication\.methods\.oidc: /,
-      /^authentication\.methods\.github: /,
-      /^authentication\.methods\.kubernetes: /,
       /^storage\.type: git/,
     ],
   },
@@ -78,9 +80,12 @@ const EXPECTED: Record<string, { config?: (c: Config) => void; warnings?: RegExp
   'tracing/zipkin.yml': { warnings: [/^tracing\.exporter: zipkin is not implemented/, /^tracing\.zipkin: /] },
   'ui/topbar_color.yml': { warnings: [/^ui\.topbar: /] },
   'authentication/kubernetes.yml': {
-    config: (c) => expect(c.authentication).toMatchObject({ required: true, methods: { token: { enabled: false } } }),
-    warnings: [/^authentication\.methods\.kubernetes: /, /^authentication\.required: only kubernetes enabled, which Pennon does not implement: every API call is refused until authentication\.methods\.token is enabled$/],
+    config: (c) => expect(c.authentication).toMatchObject({ required: true, methods: { token: { enabled: false }, kubernetes: { enabled: true, discovery_url: 'https://kubernetes.default.svc.cluster.local' } } }),
+    warnings: [],
   },
+  'authentication/session_domain_scheme_port.yml': { config: (c) => expect(c.authentication.session.domain).toBe('localhost'), warnings: [] },
+  'authentication/github_case_sensitive.yml': { config: (c) => expect(c.authentication.methods.github).toMatchObject({ allowed_organizations: ['MyOrg'], allowed_teams: { MyOrg: ['team'] } }), warnings: [] },
+  'authentication/oidc.yml': { config: (c) => expect(Object.keys(c.authentication.methods.oidc.providers)).toEqual(['foo', 'bar']), warnings: [] },
   'version/v1.yml': { config: (c) => expect(c.version).toBe('1.0'), warnings: [] },
 };
 
