@@ -60,12 +60,12 @@ function removeMatches(tree: Tree, parts: string[], prefix: string, found: (path
 }
 
 /** The tree without Flipt's keys Pennon does not implement, Flipt-only values mapped; a warning for each. */
-export function readFliptConfiguration(input: unknown, problems: string[]): { tree: unknown; warnings: string[] } {
+export function readFliptConfiguration(input: unknown): { tree: unknown; warnings: string[] } {
   if (!isTree(input)) return { tree: input, warnings: [] };
   const tree = structuredClone(input) as Tree;
   const warnings: string[] = [];
   mapValues(tree, warnings);
-  mapGitStorage(tree, warnings, problems);
+  mapGitStorage(tree, warnings);
   for (const [pattern, instead] of NOT_IMPLEMENTED) {
     removeMatches(tree, pattern.split('.'), '', (path) => warnings.push(warnNotImplemented(path, instead)));
   }
@@ -104,10 +104,10 @@ const V1_STORAGE_SECTIONS = ['local', 'git', 'object', 'oci'];
  * environment here: `storage.default` (remote, branch, poll interval, TLS, backend),
  * `credentials.default` (basic or token authentication) and the default environment reading it.
  * Flipt v1's sections for storage types it does not use are ignored, as Flipt ignores them; the
- * local, object and OCI storage types are refused (flags would otherwise silently come from an
- * empty database).
+ * local, object and OCI storage types, and Git over SSH, are accepted with a warning saying that
+ * flags are served from the database instead.
  */
-function mapGitStorage(tree: Tree, warnings: string[], problems: string[]): void {
+function mapGitStorage(tree: Tree, warnings: string[]): void {
   const storage = tree.storage;
   if (!isTree(storage)) return;
   const type = storage.type;
@@ -121,10 +121,21 @@ function mapGitStorage(tree: Tree, warnings: string[], problems: string[]): void
     }
   }
   if (type === 'local' || type === 'object' || type === 'oci') {
-    problems.push(`storage.type: ${type} (Flipt v1's ${type} storage) is not implemented: keep flags in the database, or in Git as Flipt v2 does (storage.<name>.remote, environments)`);
-    // Said once: the schema need not also refuse the type and its section.
+    // Accepted with a warning, as the issue of moving from Flipt asks: the operator sees at every
+    // start that flags now come from the database, and how to bring them there.
+    warnings.push(
+      `storage.type: ${type} (Flipt v1's ${type} storage) is not implemented by Pennon: flags are served from the database (db.url) instead; bring them there with \`pennon flag import\`, or keep them in Git as Flipt v2 does (storage.<name>.remote, environments)`,
+    );
     storage.type = 'database';
     delete storage[type];
+    return;
+  }
+  if (type === 'git' && isTree(git) && typeof git.repository === 'string' && !/^https?:\/\//i.test(git.repository)) {
+    warnings.push(
+      `storage.git.repository: ${remoteForWarning(git.repository)} is fetched over SSH, which Pennon does not implement: flags are served from the database (db.url) instead; use the repository's https:// address to keep them in Git`,
+    );
+    delete storage.git;
+    storage.type = 'database';
     return;
   }
   if (type !== 'git' || !isTree(git)) return;
@@ -145,6 +156,11 @@ function mapGitStorage(tree: Tree, warnings: string[], problems: string[]): void
   const environments = isTree(tree.environments) ? tree.environments : (tree.environments = {});
   (environments as Tree).default = { storage: 'default', default: true, ...(typeof git.directory === 'string' && git.directory !== '' && { directory: git.directory }) };
   warnings.push("storage.type: git (Flipt v1's Git storage) is read as Flipt v2's: storage.default and the environment default");
+}
+
+/** A remote as a warning may show it: no password. */
+function remoteForWarning(remote: string): string {
+  return remote.replace(/\/\/[^@/]*@/, '//');
 }
 
 /** For a FLIPT_* variable that names no key of Pennon's: the warning when it names one of Flipt's that Pennon does not implement. */

@@ -48,7 +48,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   const fromEnv = deepMerge(flipt.tree, pennon.tree);
   // References first (Flipt substitutes `${VAR}` before converting), then Flipt's keys and values
   // Pennon does not have set aside, then values converted as Flipt's weakly typed decoding does.
-  const fromFlipt = readFliptConfiguration(resolveReferences(deepMerge(fileTree, fromEnv), env, problems), problems);
+  const fromFlipt = readFliptConfiguration(resolveReferences(deepMerge(fileTree, fromEnv), env, problems));
   const merged = weaklyTyped(configSchema, fromFlipt.tree);
 
   const parsed = configSchema.safeParse(merged);
