@@ -19,6 +19,7 @@ export type SessionStatus = 'loading' | 'ready' | 'login' | 'error';
 
 export interface Session {
   status: SessionStatus;
+  /** Null until read, or when the caller's role may not read it (the dashboard works without). */
   meta: MetaInfo | null;
   /** Why /meta/info could not be read (status `error`). */
   error: ApiError | null;
@@ -96,9 +97,13 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
 
   const load = useCallback(async () => {
     try {
-      const info = await metaApi.info({ redirectOn401: false });
+      const info = await metaApi.info({ redirectOn401: false }).catch((err: unknown) => {
+        // Refused (403) to a caller whose roles are all per-namespace: it is signed in all the same.
+        if (err instanceof ApiError && err.status === 403) return null;
+        throw err;
+      });
       // Without required authentication there is nobody to ask about (self answers 401).
-      const who = info.authentication.required ? await auth.self({ redirectOn401: false }) : null;
+      const who = info === null || info.authentication.required ? await auth.self({ redirectOn401: false }) : null;
       setMeta(info);
       setSelf(who);
       setError(null);
@@ -143,7 +148,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
         setToken(null);
         setHasToken(false);
         setSelf(null);
-        setStatus(meta?.authentication.required ? 'login' : 'ready');
+        setStatus(meta?.authentication.required === false ? 'ready' : 'login');
       },
       returnTo,
       setReturnTo,
