@@ -1,4 +1,4 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Redirect, Route, Router, Switch, useLocation, useSearch } from 'wouter-preact';
 import { Layout } from './components/layout';
 import { LoadError, Loading } from './components/states';
@@ -14,7 +14,7 @@ import { SessionProvider, useSession } from './session/session';
 /**
  * The dashboard: hash routing (`/#/namespaces/default/flags`, a query inside the hash:
  * routes/hash-location.ts), so the server serves one page and any deep link survives a reload.
- * The session decides between the login screen and the layout; the layout holds every screen
+ * The session decides between the sign-in screen and the layout; the layout holds every screen
  * that routes/index.ts lists, and follows the current namespace's live updates (session/live.tsx).
  */
 export function App() {
@@ -67,8 +67,14 @@ function Gate() {
   );
 }
 
-/** `/` opens the flags of the namespace used last. */
+/**
+ * `/` opens the flags of the namespace used last — or, back from a provider's sign-in (which
+ * returns to `/`), the screen the user was sent to sign in from.
+ */
 function Home() {
   const { current } = useNamespaces();
-  return <Redirect to={paths.flags(current)} replace />;
+  const session = useSession();
+  const [to] = useState(() => session.returnTo ?? paths.flags(current));
+  useEffect(() => session.setReturnTo(null), []);
+  return <Redirect to={to} replace />;
 }

@@ -6,8 +6,8 @@ import { unique } from '../../support/resources';
 import { expectStatus, type TestServer } from '../../support/server';
 
 /**
- * A phone's width (390 px, an iPhone's): the top bar — with "Log out", since this server wants a
- * token — keeps every control on screen, and a table too wide for the window keeps its row
+ * A phone's width (390 px, an iPhone's): the top bar — with the account menu (who is signed in,
+ * "Log out"), since this server wants a token — keeps every control on screen, and a table too wide for the window keeps its row
  * actions in sight and shows that it scrolls.
  */
 const BOOTSTRAP = 'narrow-bootstrap-secret';
@@ -38,7 +38,7 @@ describeBrowser('dashboard: a phone’s width', () => {
   async function openLoggedIn(hash: string, width: number): Promise<{ page: Page; problems: string[]; close: () => Promise<void> }> {
     const opened = await openDashboard(browser, server.url, hash, { width, height: 740 });
     await logIn(opened.page, BOOTSTRAP);
-    await opened.page.getByRole('button', { name: 'Log out' }).waitFor();
+    await opened.page.getByRole('button', { name: /^Account: / }).waitFor();
     return opened;
   }
 
@@ -56,7 +56,7 @@ describeBrowser('dashboard: a phone’s width', () => {
           page.getByRole('combobox', { name: 'Namespace' }),
           page.getByRole('button', { name: /^Search…/ }),
           page.getByRole('button', { name: 'Theme: system' }),
-          page.getByRole('button', { name: 'Log out' }),
+          page.getByRole('button', { name: 'Account: initial_bootstrap_token, admin' }),
         ])
           expect(await named.count()).toBe(1);
         expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);

@@ -7,7 +7,7 @@ import { expectStatus, type TestServer } from '../../support/server';
 /**
  * Settings → General in Chromium against a real server: the theme (kept across a reload, the
  * header's toggle in step), the time zone of displayed times (local or UTC), and logging out
- * (the browser forgets its token; the server still accepts it).
+ * (the session expired on the server, as Flipt's UI does: the token stops working).
  */
 const BOOTSTRAP = 'settings-bootstrap-secret';
 
@@ -115,20 +115,26 @@ describeBrowser('dashboard: settings', () => {
     }
   });
 
-  it('logs out: the browser forgets its token and shows the login screen; the token stays valid', async () => {
+  it('logs out: the token is expired on the server, forgotten here, and the sign-in screen shows', async () => {
+    // A token of its own: logging out expires it (the bootstrap token must outlive this test).
+    const admin = secured.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
+    const { clientToken } = expectStatus(await admin.post('/auth/v1/method/token', { name: 'settings-logout' }), 200);
     const { page, problems, close } = await openDashboard(browser, secured.url, '/settings/general');
     try {
-      await logIn(page, BOOTSTRAP);
+      await logIn(page, clientToken);
       await page.waitForURL(/#\/settings\/general$/);
       const section = page.getByRole('region', { name: 'Session' });
-      await section.getByText('You are logged in with a client token').waitFor();
+      await section.getByText('Signed in as').waitFor();
+      expect(await section.getByTestId('session-name').textContent()).toBe('settings-logout');
+      await section.getByText('the client token stops working everywhere').waitFor();
       await screenshot(page, 'settings-general-session');
       await section.getByRole('button', { name: 'Log out' }).click();
 
       await page.getByLabel('Client token', { exact: true }).waitFor();
       expect(await page.evaluate(() => (globalThis as unknown as G).sessionStorage.getItem('pennon.token'))).toBeNull();
-      // Forgotten here, not expired: the server still accepts the token.
-      expect(expectStatus(await secured.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` }).get('/auth/v1/self'), 200).method).toBe('METHOD_TOKEN');
+      // Expired on the server: the token no longer works anywhere.
+      expect((await secured.api.withHeaders({ authorization: `Bearer ${clientToken}` }).get('/auth/v1/self')).status).toBe(401);
+      expect(expectStatus(await admin.get('/auth/v1/self'), 200).method).toBe('METHOD_TOKEN');
       expect(problems).toEqual([]);
     } finally {
       await close();

@@ -4,9 +4,13 @@ import { ApiError, errorFrom } from './errors';
 /**
  * The one way the dashboard talks to the server: fetch over the public API (the same paths as
  * any Flipt client: /api/v1, /auth/v1, /evaluate/v1, /meta), same origin, JSON both ways.
- * The client token (when authentication is required) lives in sessionStorage: it lasts for the
- * browser tab's session and is never written anywhere that outlives it. A 401 clears it and
- * calls the handler the session installed (which shows the login screen).
+ * A caller is signed in one of two ways:
+ * - a pasted client token, kept in sessionStorage (it lasts for the browser tab's session and is
+ *   never written anywhere that outlives it) and sent as `Authorization: Bearer`;
+ * - a browser session (OIDC, GitHub): the server's HttpOnly cookie `flipt_client_token`, which
+ *   the page cannot read; fetch sends it (same origin). Changes made with the cookie carry the
+ *   server's CSRF token (below).
+ * A 401 clears the pasted token and calls the handler the session installed (the login screen).
  */
 
 const TOKEN_KEY = 'pennon.token';
@@ -46,6 +50,45 @@ export function authorization(token: string | null = getToken()): Record<string,
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
+/**
+ * The CSRF token for cookie sessions: the server hands it out in the `X-CSRF-Token` header of its
+ * GET answers (`/auth/v1/self` at least); the latest one seen is sent back with every change
+ * (POST, PUT, PATCH, DELETE) made without a pasted token, as Flipt's UI does. Bearer requests
+ * need none (a page elsewhere cannot make the browser add an Authorization header).
+ */
+export const CSRF_HEADER = 'x-csrf-token';
+let csrfToken: string | null = null;
+
+/** Keeps the CSRF token a response carries, if any. */
+export function noteCsrfToken(res: Response): void {
+  const value = res.headers.get(CSRF_HEADER);
+  if (value) csrfToken = value;
+}
+
+const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** What authenticates a request: the pasted token's Authorization, or for a change by cookie the CSRF token. */
+function credentialsFor(method: string, token: string | null): Record<string, string> {
+  if (token) return authorization(token);
+  return CHANGES.has(method) && csrfToken !== null ? { [CSRF_HEADER]: csrfToken } : {};
+}
+
+/** A 403 saying the CSRF token was missing or wrong (gorilla/csrf's and @fastify/csrf-protection's words alike). */
+function isCsrfRefusal(status: number, message: string): boolean {
+  return status === 403 && /csrf/i.test(message);
+}
+
+/** Reads `/auth/v1/self` once for a fresh CSRF token; whatever goes wrong, the caller's error stands. */
+async function renewCsrfToken(): Promise<void> {
+  try {
+    noteCsrfToken(await fetch(relative('/auth/v1/self'), { headers: { accept: 'application/json', ...CLIENT_HEADERS }, credentials: 'same-origin', cache: 'no-store' }));
+  } catch {
+    // Unreachable now: the next GET brings one.
+  }
+}
+
+export const CSRF_RETRY_MESSAGE = 'Your session’s security token had expired and has been renewed. Nothing was changed: try again.';
+
 /** A path relative to the page (no leading slash), as Flipt's UI calls the API: works behind a path prefix. */
 export function relative(url: string): string {
   return url.replace(/^\//, '');
@@ -76,19 +119,32 @@ function withQuery(url: string, query?: Query): string {
 
 export async function request<T>(method: string, url: string, body?: unknown, options: RequestOptions = {}, query?: Query): Promise<T> {
   const token = options.token === undefined ? getToken() : options.token;
-  const headers: Record<string, string> = { accept: 'application/json', ...CLIENT_HEADERS, ...authorization(token) };
+  const headers: Record<string, string> = { accept: 'application/json', ...CLIENT_HEADERS, ...credentialsFor(method, token) };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(withQuery(relative(url), query), { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });
+    res = await fetch(withQuery(relative(url), query), {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: options.signal,
+      // The session cookie goes along (fetch's default, said here because sign-in depends on it).
+      credentials: 'same-origin',
+    });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 0, 'The server could not be reached. Is Pennon running?', []);
   }
+  noteCsrfToken(res);
   const text = await res.text();
   if (!res.ok) {
     const error = errorFrom(res.status, text);
     if (res.status === 401 && options.redirectOn401 !== false) unauthorized(error);
+    if (!token && isCsrfRefusal(res.status, error.serverMessage)) {
+      // Fetch a fresh token once; the change is not sent again by itself (the user decides).
+      await renewCsrfToken();
+      throw new ApiError(res.status, error.code, CSRF_RETRY_MESSAGE, []);
+    }
     throw error;
   }
   return (text === '' ? {} : JSON.parse(text)) as T;

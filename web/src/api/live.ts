@@ -1,12 +1,12 @@
 import { CHANGE_EVENT, READY_EVENT, SseParser, type NamespaceChangeJson, type NamespaceReadyJson, type SseMessage } from '../../../internal/wire/events';
 import { CLIENT_HEADERS } from './client-header';
 import { errorFrom } from './errors';
-import { authorization, path, relative, unauthorized } from './http';
+import { authorization, noteCsrfToken, path, relative, unauthorized } from './http';
 
 /**
  * The dashboard's live updates: Pennon's namespace event stream (`GET
  * /api/v1/namespaces/{ns}/events`, internal/wire/events.ts) read with fetch — not EventSource,
- * which cannot send the Authorization header the dashboard authenticates with — its body taken
+ * which cannot send the Authorization header a pasted token authenticates with — its body taken
  * as it arrives and parsed by the wire room's SseParser. Screens hear a `LiveChange` per new
  * revision of the namespace (the flags it touched) and read again what they show.
  *
@@ -93,8 +93,11 @@ export class NamespaceStream {
       const res = await fetch(relative(path`/api/v1/namespaces/${this.namespace}/events`), {
         headers: { accept: 'text/event-stream', ...CLIENT_HEADERS, ...authorization() },
         cache: 'no-store',
+        // A browser session's cookie goes along, as on every request (api/http.ts).
+        credentials: 'same-origin',
         signal: abort.signal,
       });
+      noteCsrfToken(res);
       if (!res.ok || !res.body) {
         const error = errorFrom(res.status, await res.text().catch(() => ''));
         if (res.status === 401) {

@@ -6,6 +6,8 @@ import { segments as segmentsApi } from '../api/segments';
 import { fuzzyMatch } from '../lib/fuzzy';
 import { paths, switchNamespace } from '../routes/paths';
 import { useNamespaces } from '../session/namespaces';
+import { can } from '../session/permissions';
+import { useSession } from '../session/session';
 import { useModal } from './modal';
 import { chooseTheme, useTheme, type Theme } from './theme';
 
@@ -229,6 +231,7 @@ function useCommands(): { list: Command[]; loading: boolean; error: string } {
   const { list: namespaces, current: ns, choose } = useNamespaces();
   const [location, navigate] = useLocation();
   const theme = useTheme();
+  const tokensAllowed = can(useSession().grants, 'admin');
   const flags = useQuery(() => flagsApi.list(ns), [ns]);
   const segments = useQuery(() => segmentsApi.list(ns), [ns]);
 
@@ -240,7 +243,7 @@ function useCommands(): { list: Command[]; loading: boolean; error: string } {
       go('Console', paths.console(ns)),
       go('Audit', paths.audit(ns)),
       go('Namespaces', paths.namespaces),
-      go('API tokens', paths.tokens),
+      ...(tokensAllowed ? [go('API tokens', paths.tokens)] : []),
       go('Settings', paths.settings),
       go('Getting started', paths.gettingStarted(ns)),
       ...(flags.data ?? []).map<Command>((f) => ({
@@ -279,7 +282,7 @@ function useCommands(): { list: Command[]; loading: boolean; error: string } {
         run: () => chooseTheme(t.theme),
       })),
     ];
-  }, [ns, location, theme, namespaces, flags.data, segments.data]);
+  }, [ns, location, theme, namespaces, flags.data, segments.data, tokensAllowed]);
 
   const failed = [flags.error && 'flags', segments.error && 'segments'].filter(Boolean);
   return {

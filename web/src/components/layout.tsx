@@ -1,18 +1,22 @@
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
+import { namespaceInPath } from '../routes/paths';
 import type { NavEntry } from '../routes/types';
 import { useNamespaces } from '../session/namespaces';
+import { can, roleIn, roleLabel } from '../session/permissions';
 import { useSession } from '../session/session';
 import { CommandPalette } from './command-palette';
 import { LiveStatusBadge } from './live-status';
 import { NamespaceSwitcher } from './namespace-switcher';
 import { ThemeToggle } from './theme';
 import { ToastRegion } from './toast';
+import { UserMenu } from './user-menu';
 
 /**
  * The frame around every screen but login: the header (name, namespace switcher, live updates'
- * state, theme, log out), the navigation built from the screens' `nav` entries, the read-only banner, and the
+ * state, theme, who is signed in and log out), the navigation built from the screens' `nav`
+ * entries (those the caller's role may use), the read-only and role banners, and the
  * screen itself in <main>. A "skip to content" link comes first for keyboard users. In a narrow
  * window the header keeps one row: the name, the switcher's label and the buttons' words give
  * way to icons (their names stay for assistive technology), so nothing is pushed off screen.
@@ -27,7 +31,7 @@ export function Layout({ nav, children }: { nav: NavEntry[]; children: Component
   useKeepClearOf(header);
   const groups: { title: string; entries: NavEntry[] }[] = [
     { title: 'Namespace', entries: nav.filter((n) => n.group === 'namespace') },
-    { title: 'Settings', entries: nav.filter((n) => n.group === 'settings') },
+    { title: 'Settings', entries: nav.filter((n) => n.group === 'settings' && (n.needs === undefined || can(session.grants, n.needs))) },
   ];
   return (
     <div class="shell">
@@ -46,11 +50,7 @@ export function Layout({ nav, children }: { nav: NavEntry[]; children: Component
             <CommandPalette />
             {session.meta && <span class="version">v{session.meta.version}</span>}
             <ThemeToggle />
-            {session.hasToken && (
-              <button type="button" class="button button-quiet" onClick={session.logout}>
-                Log out
-              </button>
-            )}
+            <UserMenu />
           </div>
         </div>
         <ToastRegion />
@@ -77,6 +77,7 @@ export function Layout({ nav, children }: { nav: NavEntry[]; children: Component
       </nav>
       <main id="main" class="content" tabIndex={-1}>
         <ReadOnlyBanner />
+        <RoleBanner />
         {children}
       </main>
     </div>
@@ -118,6 +119,31 @@ export function ReadOnlyBanner() {
   return (
     <div class="banner banner-readonly" role="note" data-testid="read-only-banner">
       <strong>Read-only.</strong> This instance refuses changes: {why}. You can browse and evaluate, not edit.
+    </div>
+  );
+}
+
+/**
+ * Says, on a namespace's screens, that the caller's role there allows no changes (the controls
+ * for them are hidden or disabled): a viewer, or someone with no role in it at all.
+ */
+export function RoleBanner() {
+  const { grants, readOnly } = useSession();
+  const { current } = useNamespaces();
+  const [location] = useLocation();
+  if (readOnly || namespaceInPath(location) === null || can(grants, 'write', current)) return null;
+  const role = roleIn(grants, current);
+  return (
+    <div class="banner banner-role" role="note" data-testid="role-banner">
+      {role === null ? (
+        <>
+          <strong>No access.</strong> You have no role in namespace {current}: the server will refuse to show or change it.
+        </>
+      ) : (
+        <>
+          <strong>{roleLabel(role)}.</strong> In namespace {current} you can browse and evaluate, not change anything (that needs the editor role).
+        </>
+      )}
     </div>
   );
 }

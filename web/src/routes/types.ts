@@ -1,4 +1,5 @@
 import type { FunctionComponent } from 'preact';
+import type { Action } from '../session/permissions';
 
 /**
  * How a screen plugs into the dashboard: its folder's index.ts exports one `Screen`, and
@@ -16,6 +17,8 @@ export interface NavEntry {
   group: 'namespace' | 'settings';
   /** The link, given the current namespace. */
   href: (ns: string) => string;
+  /** Shown only to callers who may do this everywhere (session/permissions.ts); always when absent. */
+  needs?: Action;
 }
 
 export interface Screen {

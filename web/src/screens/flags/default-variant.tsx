@@ -4,7 +4,7 @@ import { useMutation } from '../../api/hooks';
 import type { Flag } from '../../api/types';
 import { FormError } from '../../components/field';
 import { useToast } from '../../components/toast';
-import { useSession } from '../../session/session';
+import { useWritable } from '../../session/access';
 
 /**
  * The variant a variant flag answers with when no rule matches or it is disabled (or none).
@@ -13,7 +13,9 @@ import { useSession } from '../../session/session';
  * details form shows them.
  */
 export function DefaultVariant({ ns, flag, onChanged }: { ns: string; flag: Flag; onChanged: () => void }) {
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const { allowed, reason: whyNot } = useWritable(ns);
+  const readOnly = !allowed;
   const toast = useToast();
   const id = useId();
   const saved = flag.defaultVariant?.id ?? '';
@@ -40,7 +42,7 @@ export function DefaultVariant({ ns, flag, onChanged }: { ns: string; flag: Flag
       <FormError message={save.error instanceof Error ? save.error.message : null} />
       <div class="default-variant-row">
         <label for={id}>Default variant</label>
-        <select id={id} name="defaultVariantId" value={chosen} disabled={readOnly} onChange={(e) => setChosen(e.currentTarget.value)}>
+        <select id={id} name="defaultVariantId" value={chosen} disabled={readOnly} title={whyNot ?? undefined} onChange={(e) => setChosen(e.currentTarget.value)}>
           <option value="">None</option>
           {flag.variants.map((v) => (
             <option key={v.id} value={v.id}>

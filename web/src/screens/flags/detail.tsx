@@ -12,7 +12,7 @@ import { formatDate } from '../../lib/format';
 import { paths, useRouteParam } from '../../routes/paths';
 import { touchesFlag, useLiveChanges } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
-import { useSession } from '../../session/session';
+import { useWritable } from '../../session/access';
 import { HistorySection } from '../audit/history';
 import { EnabledBadge, TypeBadge } from './badges';
 import { CopyFlagDialog } from './copy-dialog';
@@ -62,7 +62,8 @@ export function FlagDetailScreen() {
 }
 
 function FlagPage({ ns, flag, reload, version, gone, highlight }: { ns: string; flag: Flag; reload: () => void; version: number; gone: boolean; highlight?: string }) {
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const readOnly = !useWritable(ns).allowed;
   const [, navigate] = useLocation();
   const toast = useToast();
   const [deleting, setDeleting] = useState(false);

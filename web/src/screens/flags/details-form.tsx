@@ -6,7 +6,7 @@ import type { Flag } from '../../api/types';
 import { ChangedElsewhere, useServerSeed } from '../../components/changed-elsewhere';
 import { FormError, TextAreaField, TextField } from '../../components/field';
 import { useToast } from '../../components/toast';
-import { useSession } from '../../session/session';
+import { useWritable } from '../../session/access';
 import { EnabledSwitch, JsonField, useJsonField, VARIANT_ENABLED_HINT } from './fields';
 import { parseJsonObject, prettyObject } from './json';
 
@@ -23,7 +23,9 @@ const fieldsOf = (flag: Flag) => ({ name: flag.name, description: flag.descripti
  * it holds unsaved edits: then it keeps them and offers to reload.
  */
 export function FlagDetailsForm({ ns, flag, onSaved }: { ns: string; flag: Flag; onSaved: () => void }) {
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const { allowed, reason: whyNot } = useWritable(ns);
+  const readOnly = !allowed;
   const toast = useToast();
   const [name, setName] = useState(flag.name);
   const [description, setDescription] = useState(flag.description);
@@ -64,6 +66,7 @@ export function FlagDetailsForm({ ns, flag, onSaved }: { ns: string; flag: Flag;
         checked={enabled}
         onChange={setEnabled}
         disabled={readOnly}
+        title={whyNot}
         hint={
           boolean ? (
             <>

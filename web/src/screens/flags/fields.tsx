@@ -12,10 +12,11 @@ import type { Parsed } from './json';
 /** The switch's hint on a variant flag (a boolean flag's says what it answers). */
 export const VARIANT_ENABLED_HINT = 'A disabled flag skips its rules and answers with its default variant, if it has one.';
 
-export function EnabledSwitch({ checked, onChange, hint, disabled }: { checked: boolean; onChange: (on: boolean) => void; hint?: ComponentChildren; disabled?: boolean }) {
+export function EnabledSwitch({ checked, onChange, hint, disabled, title }: { checked: boolean; onChange: (on: boolean) => void; hint?: ComponentChildren; disabled?: boolean; title?: string | null }) {
   return (
     <div class="field">
-      <label class="flag-switch">
+      {/* Disabled: the title says why (the role it needs, a read-only instance). */}
+      <label class="flag-switch" title={(disabled && title) || undefined}>
         <input type="checkbox" role="switch" name="enabled" checked={checked} disabled={disabled} onChange={(e) => onChange(e.currentTarget.checked)} />
         <span class="flag-switch-track" aria-hidden="true" />
         <span>Enabled</span>

@@ -11,7 +11,7 @@ import { formatDate } from '../../lib/format';
 import { paths } from '../../routes/paths';
 import { touchesAnyFlag, useLiveRefresh } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
-import { useSession } from '../../session/session';
+import { useWritable } from '../../session/access';
 import { EnabledBadge, TypeBadge } from './badges';
 
 const COLUMNS = {
@@ -41,7 +41,8 @@ const HEADERS: { by: keyof typeof COLUMNS; label: string }[] = [
  */
 export function FlagsListScreen() {
   const ns = useCurrentNamespace();
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const readOnly = !useWritable(ns).allowed;
   const query = useQuery(() => api.list(ns), [ns]);
   useLiveRefresh(query, touchesAnyFlag);
   const [search, setSearch] = useState('');

@@ -10,7 +10,7 @@ import { Page } from '../../components/page';
 import { useToast } from '../../components/toast';
 import { paths } from '../../routes/paths';
 import { useCurrentNamespace } from '../../session/namespaces';
-import { useSession } from '../../session/session';
+import { useWritable } from '../../session/access';
 import { EnabledSwitch, JsonField, useJsonField, VARIANT_ENABLED_HINT } from './fields';
 import { parseJsonObject, prettyObject } from './json';
 
@@ -31,7 +31,9 @@ export function NewFlagScreen() {
   const ns = useCurrentNamespace();
   const [, navigate] = useLocation();
   const toast = useToast();
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const { allowed, reason: whyNot } = useWritable(ns);
+  const readOnly = !allowed;
   const nameKey = useKeyFromName();
   const [description, setDescription] = useState('');
   const [type, setType] = useState<FlagType>('VARIANT_FLAG_TYPE');
@@ -88,7 +90,7 @@ export function NewFlagScreen() {
         />
         <JsonField label="Metadata" name="metadata" {...metadata.field} error={metadata.error ?? errors.fields.metadata} hint='Optional. A JSON object, e.g. {"team": "payments"}.' rows={4} />
         <div class="form-actions">
-          <button type="submit" class="button button-primary" disabled={save.busy || readOnly}>
+          <button type="submit" class="button button-primary" disabled={save.busy || readOnly} title={whyNot ?? undefined}>
             {save.busy ? 'Creating…' : 'Create'}
           </button>
           <Link href={paths.flags(ns)} class="button">

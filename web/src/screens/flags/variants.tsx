@@ -5,7 +5,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Empty } from '../../components/states';
 import { Headers, RowActions, Table } from '../../components/table';
 import { useToast } from '../../components/toast';
-import { useSession } from '../../session/session';
+import { useWritable } from '../../session/access';
 import { DefaultVariant } from './default-variant';
 import { FormDialog } from '../../components/form-dialog';
 import { VariantForm } from './variant-form';
@@ -16,7 +16,8 @@ import { VariantForm } from './variant-form';
  * the rules below see the same variants.
  */
 export function VariantsSection({ ns, flag, onChanged }: { ns: string; flag: Flag; onChanged: () => void }) {
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const readOnly = !useWritable(ns).allowed;
   const toast = useToast();
   // null: closed; 'new': adding; a variant: editing it.
   const [editing, setEditing] = useState<Variant | 'new' | null>(null);

@@ -3,6 +3,7 @@ import { Link } from 'wouter-preact';
 import { Page } from '../../components/page';
 import { paths } from '../../routes/paths';
 import { useCurrentNamespace } from '../../session/namespaces';
+import { useWritable } from '../../session/access';
 import { useSession } from '../../session/session';
 import { curlCommand, pennonCommand, serverAddress, TOKEN_VARIABLE } from '../console/commands';
 import { CommandBlock } from '../console/result';
@@ -18,7 +19,8 @@ const EXAMPLE_FLAG = 'my-flag';
 export function GettingStartedScreen() {
   const ns = useCurrentNamespace();
   const session = useSession();
-  const writable = !session.readOnly;
+  const access = useWritable(ns);
+  const writable = access.allowed;
   const authRequired = session.meta?.authentication.required === true;
   const address = serverAddress();
   const request = { namespaceKey: ns, flagKey: EXAMPLE_FLAG, entityId: 'user-42', context: { plan: 'pro' } };
@@ -30,7 +32,9 @@ export function GettingStartedScreen() {
           Pennon serves feature flags over Flipt’s v1 API: applications ask it which variant of a flag an entity (a user, an account) gets, or
           whether a boolean flag is on for it. These steps work in namespace <strong class="mono">{ns}</strong>; the switcher in the header
           changes it.
-          {!writable && ' This instance is read-only: its flags are managed elsewhere, so browse them and evaluate.'}
+          {session.readOnly
+            ? ' This instance is read-only: its flags are managed elsewhere, so browse them and evaluate.'
+            : !writable && ` Your role here allows browsing and evaluating, not changes (${access.reason?.toLowerCase()}).`}
         </p>
 
         <section class="start-section" aria-labelledby="start-steps">

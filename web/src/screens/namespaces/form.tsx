@@ -11,7 +11,7 @@ import { LoadError, Loading } from '../../components/states';
 import { useToast } from '../../components/toast';
 import { paths, useRouteParam } from '../../routes/paths';
 import { useNamespaces } from '../../session/namespaces';
-import { useSession } from '../../session/session';
+import { useAccess } from '../../session/access';
 
 /** The API's field names this form shows errors beside. */
 const FIELDS = ['key', 'name', 'description'] as const;
@@ -43,7 +43,8 @@ function NamespaceForm({ existing }: { existing?: Namespace }) {
   const [, navigate] = useLocation();
   const toast = useToast();
   const { reload } = useNamespaces();
-  const { readOnly } = useSession();
+  // Creating one needs the admin role everywhere; editing or deleting one, the admin role in it.
+  const access = useAccess('admin', existing?.key);
   const nameKey = useKeyFromName(existing);
   const [description, setDescription] = useState(existing?.description ?? '');
   const [deleting, setDeleting] = useState(false);
@@ -68,16 +69,17 @@ function NamespaceForm({ existing }: { existing?: Namespace }) {
         errors={errors.fields}
         keyHint={existing ? 'A namespace key cannot change.' : 'Letters, digits, "-", "_" and ","; used in API paths.'}
         keyFixed={existing !== undefined}
+        readOnly={!access.allowed}
       />
       <TextAreaField label="Description" name="description" value={description} error={errors.fields.description} onValue={setDescription} />
       <div class="form-actions">
-        <button type="submit" class="button button-primary" disabled={save.busy || readOnly}>
+        <button type="submit" class="button button-primary" disabled={save.busy || !access.allowed} title={access.reason ?? undefined}>
           {save.busy ? 'Saving…' : existing ? 'Save' : 'Create'}
         </button>
         <Link href={paths.namespaces} class="button">
           Cancel
         </Link>
-        {existing && !existing.protected && !readOnly && (
+        {existing && !existing.protected && access.allowed && (
           <button type="button" class="button button-danger-quiet push-end" onClick={() => setDeleting(true)}>
             Delete namespace
           </button>

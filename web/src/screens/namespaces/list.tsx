@@ -10,12 +10,13 @@ import { useToast } from '../../components/toast';
 import { formatDate } from '../../lib/format';
 import { paths } from '../../routes/paths';
 import { useNamespaces } from '../../session/namespaces';
+import { can } from '../../session/permissions';
 import { useSession } from '../../session/session';
 
 /** All namespaces, with search; each row links to its editor and can be deleted (not `default`). */
 export function NamespacesListScreen() {
   const { list, loading, error, reload } = useNamespaces();
-  const { readOnly } = useSession();
+  const { readOnly, grants } = useSession();
   const toast = useToast();
   const [search, setSearch] = useState('');
   const [doomed, setDoomed] = useState<Namespace | null>(null);
@@ -24,7 +25,9 @@ export function NamespacesListScreen() {
 
   const needle = search.trim().toLowerCase();
   const shown = needle === '' ? list : list.filter((n) => `${n.key} ${n.name} ${n.description}`.toLowerCase().includes(needle));
-  const actions = readOnly ? undefined : (
+  // A namespace is created by an admin of every namespace, deleted by an admin of it.
+  const mayDelete = (ns: string) => !readOnly && can(grants, 'admin', ns);
+  const actions = readOnly || !can(grants, 'admin') ? undefined : (
     <Link href={paths.newNamespace} class="button button-primary">
       New namespace
     </Link>
@@ -54,7 +57,7 @@ export function NamespacesListScreen() {
                   <td class="muted">{n.description}</td>
                   <td class="nowrap">{formatDate(n.createdAt)}</td>
                   <td class="nowrap">{formatDate(n.updatedAt)}</td>
-                  <RowActions name={`namespace ${n.key}`} readOnly={readOnly || n.protected} onDelete={() => setDoomed(n)} />
+                  <RowActions name={`namespace ${n.key}`} readOnly={!mayDelete(n.key) || n.protected} onDelete={() => setDoomed(n)} />
                 </tr>
               ))}
             </Table>

@@ -13,7 +13,7 @@ import { andList } from '../../lib/words';
 import { paths, useRouteParam } from '../../routes/paths';
 import { useLiveChanges } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
-import { useSession } from '../../session/session';
+import { useWritable } from '../../session/access';
 import { HistorySection } from '../audit/history';
 import { ConstraintsSection } from './constraints';
 import { CopySegmentDialog } from './copy';
@@ -31,7 +31,8 @@ import { UsageSection } from './usage';
 export function SegmentDetailScreen() {
   const ns = useCurrentNamespace();
   const key = useRouteParam('segmentKey');
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const readOnly = !useWritable(ns).allowed;
   const toast = useToast();
   const [, navigate] = useLocation();
   const query = useQuery(() => api.get(ns, key), [ns, key]);

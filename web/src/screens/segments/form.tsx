@@ -11,7 +11,7 @@ import { Page } from '../../components/page';
 import { useToast } from '../../components/toast';
 import { paths } from '../../routes/paths';
 import { useCurrentNamespace } from '../../session/namespaces';
-import { useSession } from '../../session/session';
+import { useWritable } from '../../session/access';
 
 /** The API's field names this form shows errors beside. */
 const FIELDS = ['key', 'name', 'description', 'matchType'] as const;
@@ -33,7 +33,9 @@ export function SegmentNewScreen() {
  */
 export function SegmentForm({ existing, onSaved }: { existing?: Segment; onSaved?: (segment: Segment) => void }) {
   const ns = useCurrentNamespace();
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const { allowed, reason: whyNot } = useWritable(ns);
+  const readOnly = !allowed;
   const toast = useToast();
   const [, navigate] = useLocation();
   const nameKey = useKeyFromName(existing);
@@ -75,7 +77,7 @@ export function SegmentForm({ existing, onSaved }: { existing?: Segment; onSaved
         keyFixed={existing !== undefined}
         readOnly={readOnly}
       />
-      <MatchTypeField value={matchType} onValue={setMatchType} error={errors.fields.matchType} disabled={readOnly} />
+      <MatchTypeField value={matchType} onValue={setMatchType} error={errors.fields.matchType} disabled={readOnly} title={whyNot} />
       <Field label="Description" name="description" error={errors.fields.description}>
         {(a11y) => <textarea {...a11y} rows={3} readOnly={readOnly} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
       </Field>
@@ -101,10 +103,10 @@ const MATCH_TYPES: { value: MatchType; label: string; hint: string }[] = [
 ];
 
 /** ALL / ANY as two radio buttons (arrow keys move between them), with what each means. */
-function MatchTypeField({ value, onValue, error, disabled }: { value: MatchType; onValue: (v: MatchType) => void; error?: string; disabled?: boolean }) {
+function MatchTypeField({ value, onValue, error, disabled, title }: { value: MatchType; onValue: (v: MatchType) => void; error?: string; disabled?: boolean; title?: string | null }) {
   const id = useId();
   return (
-    <fieldset class={error ? 'field segment-radios field-invalid' : 'field segment-radios'} aria-describedby={error ? `${id}-error` : undefined}>
+    <fieldset class={error ? 'field segment-radios field-invalid' : 'field segment-radios'} aria-describedby={error ? `${id}-error` : undefined} title={(disabled && title) || undefined}>
       <legend>Match type</legend>
       {MATCH_TYPES.map((m) => (
         <label key={m.value} class="segment-radio">

@@ -11,7 +11,7 @@ import { formatDate } from '../../lib/format';
 import { paths } from '../../routes/paths';
 import { useLiveRefresh } from '../../session/live';
 import { useCurrentNamespace } from '../../session/namespaces';
-import { useSession } from '../../session/session';
+import { useWritable } from '../../session/access';
 
 const COLUMNS = {
   key: (s: Segment) => s.key,
@@ -37,7 +37,8 @@ const HEADERS: { by: keyof typeof COLUMNS; label: string }[] = [
  */
 export function SegmentsListScreen() {
   const ns = useCurrentNamespace();
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const readOnly = !useWritable(ns).allowed;
   const query = useQuery(() => api.list(ns), [ns]);
   useLiveRefresh(query);
   const [search, setSearch] = useState('');

@@ -2,13 +2,15 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { Page } from '../../components/page';
 import { chooseTheme, useTheme, type Theme } from '../../components/theme';
+import { useToast } from '../../components/toast';
 import { chooseTimeZone, formatDate, timeZoneChoice, type TimeZoneChoice } from '../../lib/format';
 import { useSession } from '../../session/session';
 
 /**
  * Settings → General (Flipt's counterpart): the theme, the time zone displayed times use, and
- * the session — logging out forgets this browser's token (the token itself stays valid: it may
- * be shared; docs/DECISIONS.md, "Dashboard"). Preferences live in localStorage.
+ * the session — who is signed in, and logging out, which expires the session on the server as
+ * Flipt's UI does (`PUT /auth/v1/self/expire`: a pasted token stops working everywhere;
+ * docs/DECISIONS.md, "Dashboard"). Preferences live in localStorage.
  */
 export function GeneralSettingsScreen() {
   const theme = useTheme();
@@ -16,6 +18,17 @@ export function GeneralSettingsScreen() {
   const session = useSession();
   const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'this browser’s zone';
   const required = session.meta?.authentication.required === true;
+  const toast = useToast();
+  const [loggingOut, setLoggingOut] = useState(false);
+  const logout = async () => {
+    setLoggingOut(true);
+    try {
+      await session.logout();
+    } catch (err) {
+      toast.error(`Could not log out: ${err instanceof Error ? err.message : String(err)}`);
+      setLoggingOut(false);
+    }
+  };
 
   return (
     <Page title="General">
@@ -54,17 +67,20 @@ export function GeneralSettingsScreen() {
         </Section>
 
         <Section title="Session" id="settings-session">
-          {required || session.hasToken ? (
+          {session.identity ? (
             <>
               <p>
-                {session.hasToken
-                  ? 'You are logged in with a client token, kept for this browser tab only.'
-                  : 'This instance requires a client token.'}{' '}
-                Logging out forgets it in this browser; the token itself stays valid until it expires or is deleted.
+                Signed in as <strong data-testid="session-name">{session.identity.name}</strong>
+                {session.identity.detail && <span class="muted"> ({session.identity.detail})</span>} with {session.identity.method}
+                {session.hasToken ? ', kept for this browser tab only.' : '.'}
+              </p>
+              <p class="muted">
+                Logging out ends this session on the server:{' '}
+                {session.hasToken ? 'the client token stops working everywhere it is used, not only here.' : 'the session cookie is cleared.'}
               </p>
               <div class="form-actions">
-                <button type="button" class="button button-danger-quiet" onClick={session.logout} disabled={!session.hasToken}>
-                  Log out
+                <button type="button" class="button button-danger-quiet" onClick={logout} disabled={loggingOut}>
+                  {loggingOut ? 'Logging out…' : 'Log out'}
                 </button>
               </div>
             </>

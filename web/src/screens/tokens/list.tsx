@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { auth, type Authentication } from '../../api/auth';
+import type { Authentication } from '../../api/auth';
 import { useQuery } from '../../api/hooks';
 import { TOKEN_METADATA, tokens as api } from '../../api/tokens';
 import { ConfirmDialog } from '../../components/confirm-dialog';
@@ -8,6 +8,7 @@ import { Empty, LoadError, Loading } from '../../components/states';
 import { Headers, RowActions, Table } from '../../components/table';
 import { useToast } from '../../components/toast';
 import { formatDate } from '../../lib/format';
+import { useAccess } from '../../session/access';
 import { useSession } from '../../session/session';
 import { CreateTokenDialog } from './create';
 
@@ -19,12 +20,26 @@ const nameOf = (a: Authentication) => a.metadata[TOKEN_METADATA.name] ?? '';
  * token this dashboard itself uses is marked, and deleting it logs the dashboard out.
  */
 export function TokensScreen() {
+  // Token management is the admin role's, in every namespace; read-only flag storage does not stop it.
+  const access = useAccess('admin', undefined, { storage: false });
+  if (!access.allowed)
+    return (
+      <Page title="API tokens">
+        <p class="banner banner-role" role="note" data-testid="role-banner">
+          Managing API tokens needs the admin role. Ask an admin of this Pennon for a token, or for the role.
+        </p>
+      </Page>
+    );
+  return <TokenList />;
+}
+
+function TokenList() {
   const session = useSession();
   const toast = useToast();
   const query = useQuery(() => api.list(), []);
   const method = useQuery(() => api.methodEnabled(), []);
-  // Which row is this browser's own token (only known when it logged in with one).
-  const self = useQuery(() => (session.hasToken ? auth.self({ redirectOn401: false }).then((a) => a.id, () => null) : Promise.resolve(null)), [session.hasToken]);
+  // Which row is this browser's own token (a session's authentication is not a token: none).
+  const ownId = session.self?.id ?? null;
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [doomed, setDoomed] = useState<Authentication[]>([]);
   const [creating, setCreating] = useState(false);
@@ -99,7 +114,7 @@ export function TokensScreen() {
                   </td>
                   <td>
                     {name || <span class="muted mono">{a.id}</span>}
-                    {self.data === a.id && <span class="token-badge">this session</span>}
+                    {ownId === a.id && <span class="token-badge">this session</span>}
                   </td>
                   <td class="muted">{a.metadata[TOKEN_METADATA.description] ?? ''}</td>
                   <td>{a.metadata[TOKEN_METADATA.namespace] ? <span class="mono">{a.metadata[TOKEN_METADATA.namespace]}</span> : <span class="muted">all</span>}</td>
@@ -137,7 +152,7 @@ export function TokensScreen() {
           )}{' '}
           clients using {doomed.length === 1 ? 'it' : 'them'} get 401 from then on. This cannot be undone.
         </p>
-        {self.data && doomed.some((a) => a.id === self.data) && (
+        {ownId && doomed.some((a) => a.id === ownId) && (
           <p class="token-warning" role="note">
             This dashboard is logged in with {doomed.length === 1 ? 'this' : 'one of these'} token{doomed.length === 1 ? '' : 's'}: you will be asked for another one.
           </p>

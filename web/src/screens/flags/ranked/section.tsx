@@ -6,7 +6,7 @@ import type { Flag, Segment } from '../../../api/types';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { Empty, LoadError, Loading } from '../../../components/states';
 import { useToast } from '../../../components/toast';
-import { useSession } from '../../../session/session';
+import { useWritable } from '../../../session/access';
 import { DragHandle, MoveButtons, useReorder } from '../rules/reorder';
 
 /**
@@ -72,7 +72,8 @@ export function RankedSection<T extends { id: string }>(props: RankedSectionProp
   const { ns, flag, onChanged, noun, api, version = 0 } = props;
   const plural = `${noun}s`;
   const Noun = noun[0].toUpperCase() + noun.slice(1);
-  const { readOnly } = useSession();
+  // No changes offered when the role (or a read-only instance) forbids them: session/access.ts.
+  const readOnly = !useWritable(ns).allowed;
   const toast = useToast();
   const query = useQuery(() => api.list(ns, flag.key), [ns, flag.key]);
   const segments = useQuery(() => segmentsApi.list(ns), [ns]);
