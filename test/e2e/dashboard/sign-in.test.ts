@@ -11,7 +11,7 @@ import { expectStatus, type TestServer } from '../../support/server';
  * Signing in to the dashboard, in Chromium against a real server.
  *
  * 1. Every branch: the sign-in screen with the token form alone (the server offers no browser
- *    sign-in), the account menu naming the token, and logging out — which expires the token.
+ *    sign-in), the account menu naming the token, and logging out — which forgets the token here only.
  * 2. `BROWSER_SIGN_IN_SERVED` — needs helper A's server (issue 21: OIDC and GitHub sign-in, the
  *    session cookie, CSRF). "Sign in with Keycloak" and "Sign in with GitHub" listed from
  *    `/auth/v1/method`; a whole OIDC sign-in through a real OpenID provider (oidc-provider on
@@ -32,7 +32,7 @@ describeBrowser('dashboard: sign-in with a client token, the account menu, loggi
 
   const admin = () => server.api.withHeaders({ authorization: `Bearer ${BOOTSTRAP}` });
 
-  it('shows the token form alone, names the token in the account menu, and logging out expires it', async () => {
+  it('shows the token form alone, names the token in the account menu, and logging out forgets it here only', async () => {
     const name = unique('dash-sign-in');
     const { clientToken } = expectStatus(await admin().post('/auth/v1/method/token', { name }), 200);
     const { page, problems, close } = await openDashboard(browser, server.url, '/namespaces/default/flags');
@@ -64,12 +64,8 @@ describeBrowser('dashboard: sign-in with a client token, the account menu, loggi
       await panel.getByRole('button', { name: 'Log out' }).click();
       await page.getByLabel('Client token', { exact: true }).waitFor();
       expect(await tokenInSession(page)).toBeNull();
-      // Expired on the server: it works nowhere any more, and the sign-in screen refuses it.
-      expect((await server.api.withHeaders({ authorization: `Bearer ${clientToken}` }).get('/api/v1/namespaces/default/flags')).status).toBe(401);
-      await logIn(page, clientToken);
-      const error = page.locator('.field-error[data-field="token"]');
-      await error.waitFor();
-      expect(await error.textContent()).toMatch(/^This token was not accepted/);
+      // Forgotten here, not revoked: an API token may be an application's too.
+      expect((await server.api.withHeaders({ authorization: `Bearer ${clientToken}` }).get('/api/v1/namespaces/default/flags')).status).toBe(200);
       expect(problems).toEqual([]);
     } finally {
       await close();

@@ -92,7 +92,7 @@ export function UserMenu() {
               </>
             )}
           </dl>
-          {session.hasToken && <p class="muted user-panel-note">Logging out expires this client token: it stops working everywhere.</p>}
+          {session.hasToken && <p class="muted user-panel-note">Logging out forgets this client token here; it stays valid elsewhere until revoked under API tokens.</p>}
           <button type="button" class="button button-danger-quiet" onClick={logout} disabled={busy}>
             {busy ? 'Logging out…' : 'Log out'}
           </button>

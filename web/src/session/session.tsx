@@ -36,10 +36,11 @@ export interface Session {
   /** Keeps an accepted token for this browser session and reloads what the dashboard knows. */
   login(token: string): Promise<void>;
   /**
-   * Ends the session on the server (`PUT /auth/v1/self/expire`: a pasted token stops working
-   * everywhere, a session's cookies are cleared), then forgets the token here and shows the
-   * sign-in screen. Throws (still signed in) when the server refused for another reason than
-   * an authentication already gone.
+   * A session signed in through a provider is ended on the server (`PUT /auth/v1/self/expire`
+   * expires it and clears its cookies); a pasted client token is only forgotten here — it may be
+   * an application's too, and is revoked on the Tokens screen. Then the sign-in screen shows.
+   * Throws (still signed in) when the server refused for another reason than an authentication
+   * already gone.
    */
   logout(): Promise<void>;
   /** Where to go after signing in: the place a 401 interrupted. */
@@ -139,11 +140,13 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
         await load();
       },
       async logout() {
-        try {
-          await auth.expireSelf({ redirectOn401: false });
-        } catch (err) {
-          // Already expired or deleted: signed out all the same.
-          if (!(err instanceof ApiError && err.status === 401)) throw err;
+        if (!hasToken && self !== null) {
+          try {
+            await auth.expireSelf({ redirectOn401: false });
+          } catch (err) {
+            // Already expired or deleted: signed out all the same.
+            if (!(err instanceof ApiError && err.status === 401)) throw err;
+          }
         }
         setToken(null);
         setHasToken(false);

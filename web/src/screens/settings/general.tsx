@@ -8,9 +8,9 @@ import { useSession } from '../../session/session';
 
 /**
  * Settings → General (Flipt's counterpart): the theme, the time zone displayed times use, and
- * the session — who is signed in, and logging out, which expires the session on the server as
- * Flipt's UI does (`PUT /auth/v1/self/expire`: a pasted token stops working everywhere;
- * docs/DECISIONS.md, "Dashboard"). Preferences live in localStorage.
+ * the session — who is signed in, and logging out, which ends a provider's session on the server
+ * as Flipt's UI does (`PUT /auth/v1/self/expire`) and forgets a pasted token here only
+ * (docs/DECISIONS.md, "Dashboard"). Preferences live in localStorage.
  */
 export function GeneralSettingsScreen() {
   const theme = useTheme();
@@ -75,8 +75,9 @@ export function GeneralSettingsScreen() {
                 {session.hasToken ? ', kept for this browser tab only.' : '.'}
               </p>
               <p class="muted">
-                Logging out ends this session on the server:{' '}
-                {session.hasToken ? 'the client token stops working everywhere it is used, not only here.' : 'the session cookie is cleared.'}
+                {session.hasToken
+                  ? 'Logging out forgets the client token in this browser; it stays valid elsewhere until revoked under API tokens.'
+                  : 'Logging out ends this session on the server and clears its cookie.'}
               </p>
               <div class="form-actions">
                 <button type="button" class="button button-danger-quiet" onClick={logout} disabled={loggingOut}>
