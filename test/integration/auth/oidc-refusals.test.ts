@@ -3,7 +3,9 @@ import { freePort } from '../../support/cli';
 import { ManualClock } from '../../support/clock';
 import { CLIENT, startOidcProvider, type TestProvider } from '../../support/oidc-provider';
 import { startServer, type TestServer } from '../../support/server';
+import { openEvents } from '../../support/namespace-events';
 import { HttpBrowser, signInAtProvider } from '../../support/sign-in-flow';
+import { until } from '../../support/wait';
 
 /**
  * What OIDC sign-in refuses or lets lapse: an email outside `email_matches`, a session past
@@ -83,6 +85,24 @@ describe('OIDC sign-in refusals and lapses', () => {
     expect((await auth.list('METHOD_OIDC', 100, '')).items).toEqual([]);
     // The bootstrap token is no OIDC session: untouched.
     expect((await auth.list('METHOD_TOKEN', 100, '')).items).toHaveLength(1);
+  });
+
+  it('a live stream a session cookie opened is checked again at each heartbeat with the same cookie, and ends once the session does', async () => {
+    const { base } = await setUp({ PENNON_STREAMS_HEARTBEAT_INTERVAL: '100ms' });
+    const { browser } = await signIn(base, 'alice');
+    const cookie = `flipt_client_token=${browser.cookie(base, 'flipt_client_token')}`;
+    const events = await openEvents(base, 'default', { headers: { cookie } });
+    try {
+      await until(() => events.raw.split(': ping').length > 3, 'three heartbeats on the open stream', 5000);
+      let ended = false;
+      void events.ended.then(() => (ended = true));
+      expect(ended).toBe(false);
+      const csrf = (await browser.go(`${base}/auth/v1/self`, { headers: JSON_ACCEPT })).headers['x-csrf-token'] as string;
+      expect((await browser.go(`${base}/auth/v1/self/expire`, { method: 'PUT', headers: { ...JSON_ACCEPT, 'x-csrf-token': csrf } })).status).toBe(200);
+      await until(() => ended, 'the stream to end after logout', 5000);
+    } finally {
+      events.close();
+    }
   });
 
   it('a provider that cannot be reached is a 503 at once; discovery is tried again and succeeds once it is up', async () => {
