@@ -115,10 +115,8 @@ export class OidcSignIn {
     if (!pending) {
       pending = outbound(name, () => discover(provider));
       this.discovered.set(name, pending);
-      pending.catch((err: unknown) => {
-        this.discovered.delete(name);
-        this.options.logger.warn({ err, provider: name }, 'OIDC discovery failed; tried again at the next sign-in');
-      });
+      // Forgotten on failure, so the next sign-in tries again (the request's 503 is logged as request failures are).
+      pending.catch(() => this.discovered.delete(name));
     }
     return pending;
   }
