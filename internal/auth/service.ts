@@ -127,11 +127,11 @@ export class AuthService {
    * statement held SQLite's synchronous driver, and with it every evaluation, ~1.5 ms per
    * thousand, and held the write lock as long on every database.
    */
-  async cleanup(gracePeriodMs: number): Promise<number> {
+  async cleanup(gracePeriodMs: number, method: AuthMethod = 'METHOD_TOKEN'): Promise<number> {
     const before = this.clock.nowMicros() - gracePeriodMs * 1000;
     let deleted = 0;
     for (;;) {
-      const batch = await this.store.deleteExpiredAuthentications('METHOD_TOKEN', before, CLEANUP_BATCH);
+      const batch = await this.store.deleteExpiredAuthentications(method, before, CLEANUP_BATCH);
       deleted += batch;
       if (batch < CLEANUP_BATCH) return deleted;
       await nextTurn();
@@ -139,14 +139,18 @@ export class AuthService {
   }
 }
 
-/** Runs the expired-token cleanup every `interval`, logging what it removed. */
-export function startCleanup(service: AuthService, config: { interval: number; grace_period: number }, logger: Logger): () => void {
+/**
+ * Runs the cleanup of one method's expired authentications (tokens by default; OIDC and GitHub
+ * sessions with their own `cleanup` settings) every `interval`, logging what it removed.
+ */
+export function startCleanup(service: AuthService, config: { interval: number; grace_period: number }, logger: Logger, method: AuthMethod = 'METHOD_TOKEN'): () => void {
+  const what = method === 'METHOD_TOKEN' ? 'tokens' : `${method} sessions`;
   const run = () =>
-    service.cleanup(config.grace_period).then(
+    service.cleanup(config.grace_period, method).then(
       (deleted) => {
-        if (deleted > 0) logger.info({ deleted }, 'deleted expired tokens');
+        if (deleted > 0) logger.info({ deleted, method }, `deleted expired ${what}`);
       },
-      (err: unknown) => logger.warn({ err }, 'expired-token cleanup failed; will retry'),
+      (err: unknown) => logger.warn({ err, method }, `expired ${what} cleanup failed; will retry`),
     );
   void run();
   const timer = setInterval(run, config.interval);

@@ -9,7 +9,7 @@ import type { Clock } from '../core';
 import type { Metrics } from '../telemetry';
 import { markFastifyRoutes } from '../telemetry/routes';
 import type { Tracing } from '../telemetry/tracing';
-import type { AuthService, Authenticator } from '../auth';
+import type { AuthService, Authenticator, GithubSignIn, OidcSignIn, SessionService } from '../auth';
 import type { BulkExporter, BulkImporter } from '../ext';
 import type { WebhookService } from '../webhook';
 import type { LiveHub } from '../live';
@@ -28,6 +28,8 @@ import { healthLane } from './health-lane';
 import { Drain } from './drain';
 import { secureServer } from './secure-server';
 import { authRoutes } from './routes/auth';
+import { signInRoutes } from './routes/sign-in';
+import { installSessions } from './session';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { SnapshotBodies } from './routes/snapshot-body';
 import { DigestedBodies } from './routes/client-v2-body';
@@ -86,6 +88,14 @@ export interface AppDeps {
   webhook: WebhookService | null;
   /** Every live stream (OFREP's event streams, the dashboard's, Flipt v2's snapshot stream). */
   live: LiveHub;
+  /** Browser sign-in (OIDC, GitHub) and its sessions; null when neither method is enabled. */
+  signIn: SignInServices | null;
+}
+
+export interface SignInServices {
+  oidc: OidcSignIn | null;
+  github: GithubSignIn | null;
+  sessions: SessionService;
 }
 
 /**
@@ -104,7 +114,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const errors = new RequestErrorLog(deps.logger, { now: () => deps.clock.nowMicros() / 1000 });
   const lane = accessLog
     ? null
-    : fastLane({ sources, gate, errors, bodyLimit: deps.config.server.max_body_bytes, nextRequestId: requestIds, declineOrigins: deps.config.cors.enabled });
+    : fastLane({
+        sources,
+        gate,
+        errors,
+        bodyLimit: deps.config.server.max_body_bytes,
+        nextRequestId: requestIds,
+        declineOrigins: deps.config.cors.enabled,
+        declineSessions: deps.signIn !== null,
+      });
   const app = Fastify({
     // The evaluation fast lane answers its routes before Fastify sees them (see fast-lane.ts).
     serverFactory: (handler) => {
@@ -140,7 +158,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   answerHeadLikeGet(app);
   recordRoutes(app);
   if (deps.metrics || deps.tracing) markFastifyRoutes(app);
-  installAuthGate(app, gate);
+  // The session's cookie parser and CSRF plugin come before the gate, which reads the cookie.
+  const sessions = deps.signIn ? await installSessions(app, deps.config.authentication.session) : null;
+  installAuthGate(app, gate, sessions);
   installNotFound(app, deps.logger);
   installJsonBody(app);
   if (deps.config.cors.enabled) await installCors(app, deps.config.cors);
@@ -148,7 +168,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, health);
   if (deps.metrics) installMetrics(app, deps.metrics);
   metaRoutes(app, deps.config, sources.gitBacked);
-  authRoutes(app, deps.auth, { tokenMethod: deps.config.authentication.methods.token.enabled });
+  authRoutes(app, deps.auth, { tokenMethod: deps.config.authentication.methods.token.enabled, oidcProviders: deps.signIn?.oidc?.providers() ?? null, github: !!deps.signIn?.github });
+  if (deps.signIn && sessions) signInRoutes(app, { ...deps.signIn, cookies: sessions.cookies });
   await app.register(async (api) => {
     // gzip for large management responses (lists); evaluation answers are small and skip it.
     await api.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuthenticationConfig } from '../config';
-import { DEFAULT_NAMESPACE, unauthenticated, type Authentication } from '../core';
+import { DEFAULT_NAMESPACE, isPennonError, unauthenticated, type Authentication } from '../core';
 import { TOKEN_METADATA, type Authenticator } from '../auth';
 import { namespaceOf, type Surface } from '../wire/routes';
+import type { SessionGuard } from './session';
 
 /**
  * Who may call what. Every route's entry in the wire table (internal/wire/routes.ts, in its
@@ -49,17 +50,44 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The caller's authentication, when the route required one. */
     auth: Authentication | null;
+    /**
+     * What authenticated the request, as an Authorization header's value: the header itself, or
+     * for a session cookie its `Bearer <token>` equivalent (a held stream checks it again).
+     */
+    credential: string | undefined;
   }
 }
 
-/** Installs the gate on every route (only when authentication is required). */
-export function installAuthGate(app: FastifyInstance, gate: AuthGate | null): void {
+/**
+ * Installs the gate on every route (only when authentication is required). With sign-in
+ * methods on (`sessions`), a request without an Authorization header may be authenticated by
+ * the session cookie instead — the same token lookup as a bearer token — and then passes the
+ * session's origin and CSRF checks (session.ts); a cookie that no longer authenticates is
+ * cleared, as Flipt clears it.
+ */
+export function installAuthGate(app: FastifyInstance, gate: AuthGate | null, sessions: SessionGuard | null = null): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('credential', undefined);
   if (!gate) return;
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.config?.route;
     if (!route || !gate.guards(route.surface)) return;
-    request.auth = await gate.check(request.headers.authorization, route.surface);
+    const header = request.headers.authorization;
+    const cookie = header === undefined ? sessions?.tokenOf(request) : undefined;
+    if (cookie === undefined || sessions === null) {
+      request.auth = await gate.check(header, route.surface);
+      request.credential = header;
+      return;
+    }
+    const credential = `Bearer ${cookie}`;
+    try {
+      request.auth = await gate.check(credential, route.surface);
+    } catch (err) {
+      if (isPennonError(err) && err.kind === 'unauthenticated') sessions.cookies.clearAll(reply);
+      throw err;
+    }
+    request.credential = credential;
+    await sessions.admit(request, reply, request.auth);
   });
   app.addHook('preHandler', async (request) => {
     if (!request.auth) return;

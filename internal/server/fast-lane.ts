@@ -10,6 +10,7 @@ import { answerEvaluation, type EvaluationAnswers, type EvaluationKind } from '.
 import { readChunks } from './body-chunks';
 import { drainThenClose } from './oversized';
 import type { FlagSources } from './sources';
+import { sessionTokenOf } from './session';
 
 /**
  * The evaluation hot path's fast lane. `POST /evaluate/v1/variant` and `/boolean` are answered
@@ -31,6 +32,11 @@ export interface FastLaneOptions {
   nextRequestId: () => string;
   /** With CORS on, browser requests (they carry Origin) go to Fastify, which adds the CORS headers. */
   declineOrigins?: boolean;
+  /**
+   * With sign-in methods on, a request that a session cookie (not an Authorization header)
+   * authenticates goes to Fastify, where the gate checks the cookie and its CSRF token.
+   */
+  declineSessions?: boolean;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -63,6 +69,7 @@ export function fastLane(options: FastLaneOptions): (req: IncomingMessage, res: 
   const routes = new Map<string, Handler>(LANE.map(([path, kind]) => [path, route(kind)]));
   return (req, res) => {
     if (req.method !== 'POST' || (options.declineOrigins && req.headers.origin !== undefined)) return false;
+    if (options.declineSessions && req.headers.authorization === undefined && sessionTokenOf(req.headers) !== undefined) return false;
     const url = req.url ?? '';
     const path = url.endsWith('/') ? url.slice(0, -1) : url;
     const handler = routes.get(path);

@@ -1,4 +1,4 @@
-export { buildApp, type AppDeps } from './app';
+export { buildApp, type AppDeps, type SignInServices } from './app';
 export { HealthState } from './health';
 export { environmentSources, singleSource, type FlagSource, type FlagSources } from './sources';
 export { drainServer, KEEP_ALIVE_GRACE_MS, type DrainReport } from './drain';

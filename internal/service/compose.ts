@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { AuthService, Authenticator, startCleanup, type SharedAuthCache } from '../auth';
+import { AuthService, Authenticator, SessionService, startCleanup, type SharedAuthCache } from '../auth';
 import type { Cache } from '../cache';
 import type { Config } from '../config';
 import type { BulkExporter, BulkImporter } from '../ext';
 import { systemClock, type Clock } from '../core';
 import type { GitEnvironments } from '../git';
-import type { FlagSources, HealthState } from '../server';
+import type { FlagSources, HealthState, SignInServices } from '../server';
 import type { SnapshotCache } from '../snapshots';
 import { LiveHub } from '../live';
 import type { Change, Connection, DatabaseBreaker, Store } from '../storage';
@@ -87,6 +87,8 @@ export interface Services extends TokenServices {
   breaker: DatabaseBreaker | null;
   /** Every live stream (SSE, flagd's and Flipt v2's streams): one limit, one heartbeat, ended first at shutdown. */
   live: LiveHub;
+  /** Browser sign-in (OIDC, GitHub) and its sessions: only when one of the methods is enabled. */
+  signIn: SignInServices | null;
   /** What starts once the database is ready, in order: database probe, instance link, bootstrap token, cleanup, poller, Git. */
   startup: StartStep[];
 }
@@ -244,6 +246,12 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     };
     startup.push({ name: 'instance link', start: () => linkInstances(link) });
   }
+  const signIn = await signInServices(config, store, clock, logger, worker);
+  // Expired sessions go as expired tokens do, each method by its own `cleanup`; once per service.
+  for (const [name, method] of [['oidc', 'METHOD_OIDC'], ['github', 'METHOD_GITHUB']] as const) {
+    const settings = config.authentication.methods[name];
+    if (settings.enabled && (!worker || worker.leader)) startup.push({ name: `${name} session cleanup`, start: () => startCleanup(auth, settings.cleanup, logger, method) });
+  }
   if (tokens.enabled) {
     // Several instances starting together create one: under the database's cross-process lock.
     startup.push({ name: 'bootstrap token', start: () => connection.withMigrationLock(() => bootstrapToken(auth, tokens, logger)) });
@@ -286,7 +294,20 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   });
   hooks.add('live streams', () => live.close());
   metrics?.trackLiveStreams(() => ({ streams: live.size, watches: live.watches }));
-  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, startup };
+  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, signIn, startup };
+}
+
+/** OIDC and GitHub sign-in, each only when enabled (openid-client is loaded only then). */
+async function signInServices(config: Config, store: Store, clock: Clock, logger: Logger, worker: WorkerRole | null): Promise<SignInServices | null> {
+  const { methods, session } = config.authentication;
+  if (!methods.oidc.enabled && !methods.github.enabled) return null;
+  // A CSRF token is checked with the key of the process that made it: without a shared key,
+  // another worker or instance refuses it.
+  if (session.csrf.key === '' && worker) logger.warn('authentication.session.csrf.key is empty with server.workers > 1: a CSRF token handed out by one worker is refused by the others; set the key');
+  const oidc = methods.oidc.enabled ? new (await import('../auth/oidc')).OidcSignIn(methods.oidc, { groupsClaim: config.authorization.groups_claim, logger }) : null;
+  const readOrganizations = config.authorization.roles.some((binding) => binding.match.github.length > 0);
+  const github = methods.github.enabled ? new (await import('../auth/github')).GithubSignIn(methods.github, { readOrganizations }) : null;
+  return { oidc, github, sessions: new SessionService(store, clock, session.token_lifetime) };
 }
 
 /** The first token, when none exists. Its value is logged only when it was generated here. */

@@ -44,7 +44,7 @@ export interface Paging {
 }
 
 /** When a route exists: always, or only with a setting (or the licence, for the webhook). */
-export type Presence = 'always' | 'database' | 'token-method' | 'metrics' | 'git' | 'webhook' | 'ui' | 'cors';
+export type Presence = 'always' | 'database' | 'token-method' | 'oidc' | 'github' | 'metrics' | 'git' | 'webhook' | 'ui' | 'cors';
 
 export interface Binding {
   /** The URL template (find-my-way's: `:param`, `*`). */
@@ -95,6 +95,13 @@ export const OPERATIONS = {
   ListAuthentications: op(`${AUTH}/ListAuthentications`, 'GET', 'auth', '/auth/v1/tokens', NONE, { paging: { items: 'authentications', offset: false } }),
   GetAuthentication: op(`${AUTH}/GetAuthentication`, 'GET', 'auth', '/auth/v1/tokens/:id'),
   DeleteAuthentication: op(`${AUTH}/DeleteAuthentication`, 'DELETE', 'auth', '/auth/v1/tokens/:id'),
+  // Browser sign-in (internal/server/routes/sign-in.ts): a 302 and cookies for a browser,
+  // Flipt's JSON otherwise. Their RPCs are declared in proto/ but not served over gRPC (the
+  // flow's state lives in a cookie): UNIMPLEMENTED there, as with the methods off.
+  OidcAuthorizeUrl: op('flipt.auth.AuthenticationMethodOIDCService/AuthorizeURL', 'GET', 'public', '/auth/v1/method/oidc/:provider/authorize', NONE, { when: 'oidc' }),
+  OidcCallback: op('flipt.auth.AuthenticationMethodOIDCService/Callback', 'GET', 'public', '/auth/v1/method/oidc/:provider/callback', NONE, { when: 'oidc' }),
+  GithubAuthorizeUrl: op('flipt.auth.AuthenticationMethodGithubService/AuthorizeURL', 'GET', 'public', '/auth/v1/method/github/authorize', NONE, { when: 'github' }),
+  GithubCallback: op('flipt.auth.AuthenticationMethodGithubService/Callback', 'GET', 'public', '/auth/v1/method/github/callback', NONE, { when: 'github' }),
   GetAuthenticationSelf: op(`${AUTH}/GetAuthenticationSelf`, 'GET', 'auth', '/auth/v1/self'),
   ExpireAuthenticationSelf: op(`${AUTH}/ExpireAuthenticationSelf`, 'PUT', 'auth', '/auth/v1/self/expire'),
 

@@ -164,7 +164,8 @@ export interface CreatedTokenJson {
 }
 
 export interface AuthMethodsJson {
-  methods: { method: string; enabled: boolean; sessionCompatible: boolean }[];
+  /** `metadata`: OIDC's `providers.<name>.authorize_url|callback_url`, GitHub's `authorize_url|callback_url`, as Flipt gives them. */
+  methods: { method: string; enabled: boolean; sessionCompatible: boolean; metadata?: Record<string, unknown> }[];
 }
 
 /** grpc-gateway's error body: the gRPC code, the message, no details. */

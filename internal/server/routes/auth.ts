@@ -6,16 +6,32 @@ import { auditOriginOf } from '../audit-origin';
 import { operation } from '../route-table';
 import { EMPTY } from './route';
 
+export interface AuthRouteOptions {
+  tokenMethod: boolean;
+  /** The OIDC providers' names when the method is enabled, else null. */
+  oidcProviders?: string[] | null;
+  github?: boolean;
+}
+
 /**
  * `/auth/v1`: the authentication methods (public), API client tokens, and the caller's own
  * authentication. The token-creation route exists only when the token method is enabled.
+ * Logging out (`PUT /auth/v1/self/expire`) also clears the session's cookies (session.ts).
  */
-export function authRoutes(app: FastifyInstance, auth: AuthService, options: { tokenMethod: boolean }): void {
+export function authRoutes(app: FastifyInstance, auth: AuthService, options: AuthRouteOptions): void {
+  // Flipt's metadata: where the dashboard sends a browser to sign in (and where the provider returns it).
+  const providers = Object.fromEntries(
+    (options.oidcProviders ?? []).map((name) => {
+      const base = `/auth/v1/method/oidc/${encodeURIComponent(name)}`;
+      return [name, { authorize_url: `${base}/authorize`, callback_url: `${base}/callback` }];
+    }),
+  );
+  const githubUrls = { authorize_url: '/auth/v1/method/github/authorize', callback_url: '/auth/v1/method/github/callback' };
   operation(app, 'ListAuthenticationMethods', async (): Promise<AuthMethodsJson> => ({
     methods: [
       { method: 'METHOD_TOKEN', enabled: options.tokenMethod, sessionCompatible: false },
-      { method: 'METHOD_GITHUB', enabled: false, sessionCompatible: true },
-      { method: 'METHOD_OIDC', enabled: false, sessionCompatible: true },
+      { method: 'METHOD_GITHUB', enabled: options.github === true, sessionCompatible: true, metadata: githubUrls },
+      { method: 'METHOD_OIDC', enabled: options.oidcProviders != null, sessionCompatible: true, metadata: { providers } },
       { method: 'METHOD_KUBERNETES', enabled: false, sessionCompatible: false },
       { method: 'METHOD_JWT', enabled: false, sessionCompatible: false },
     ],

@@ -59,7 +59,7 @@ export function namespaceEventRoutes(app: FastifyInstance, deps: NamespaceEventD
       heartbeat: () => {
         if (!queued) stream?.write(SSE_HEARTBEAT);
         // Authenticated when it opened (the gate): still?
-        if (request.auth) deps.authenticator.authenticate(request.headers.authorization).catch(() => stream?.end());
+        if (request.auth) deps.authenticator.authenticate(request.credential).catch(() => stream?.end());
       },
       // The service is stopping: the client reconnects (elsewhere, or here once restarted).
       end: () => stream?.end(),

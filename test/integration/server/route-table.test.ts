@@ -62,6 +62,26 @@ describe('the route table', () => {
     expect(registered(server)).toEqual(expected(['always', 'database']));
   });
 
+  it('a server with the sign-in methods on adds their authorize and callback routes', async () => {
+    const server = await startServer({
+      PENNON_METRICS_ENABLED: 'false',
+      PENNON_UI_ENABLED: 'false',
+      PENNON_AUTHENTICATION_SESSION_DOMAIN: 'pennon.test',
+      PENNON_AUTHENTICATION_METHODS_OIDC_ENABLED: 'true',
+      // Never contacted: discovery waits for the first sign-in.
+      PENNON_AUTHENTICATION_METHODS_OIDC_PROVIDERS_IDP_ISSUER_URL: 'https://idp.invalid',
+      PENNON_AUTHENTICATION_METHODS_OIDC_PROVIDERS_IDP_CLIENT_ID: 'pennon',
+      PENNON_AUTHENTICATION_METHODS_OIDC_PROVIDERS_IDP_CLIENT_SECRET: 'secret',
+      PENNON_AUTHENTICATION_METHODS_OIDC_PROVIDERS_IDP_REDIRECT_ADDRESS: 'https://pennon.test',
+      PENNON_AUTHENTICATION_METHODS_GITHUB_ENABLED: 'true',
+      PENNON_AUTHENTICATION_METHODS_GITHUB_CLIENT_ID: 'pennon',
+      PENNON_AUTHENTICATION_METHODS_GITHUB_CLIENT_SECRET: 'secret',
+      PENNON_AUTHENTICATION_METHODS_GITHUB_REDIRECT_ADDRESS: 'https://pennon.test',
+    });
+    servers.push(server);
+    expect(registered(server)).toEqual(expected(['always', 'database', 'oidc', 'github']));
+  });
+
   it('a Git-backed server with the webhook licensed adds the environments and the webhook', async () => {
     remote = await startGitRemote();
     remote.commit({ 'prod/fuzz/features.yaml': 'version: "1.4"\nnamespace: fuzz\nflags: []\n' });
