@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
 import { logIn, startDashboard, stopDashboard, tokenAuth } from '../../support/dashboard';
@@ -10,15 +10,13 @@ import { expectStatus, type TestServer } from '../../support/server';
 /**
  * Signing in to the dashboard, in Chromium against a real server.
  *
- * 1. Every branch: the sign-in screen with the token form alone (the server offers no browser
- *    sign-in), the account menu naming the token, and logging out — which forgets the token here only.
- * 2. `BROWSER_SIGN_IN_SERVED` — needs helper A's server (issue 21: OIDC and GitHub sign-in, the
- *    session cookie, CSRF). "Sign in with Keycloak" and "Sign in with GitHub" listed from
- *    `/auth/v1/method`; a whole OIDC sign-in through a real OpenID provider (oidc-provider on
- *    loopback, its development login pages); changes made with the cookie carrying the CSRF
- *    token; logging out ending the session. Set it to true once A's branch is merged.
+ * 1. The sign-in screen with the token form alone (the server offers no browser sign-in), the
+ *    account menu naming the token, and logging out — which forgets the token here only.
+ * 2. "Sign in with Keycloak" and "Sign in with GitHub" listed from `/auth/v1/method`; a whole
+ *    OIDC sign-in through a real OpenID provider (oidc-provider on loopback, its development
+ *    login pages); changes made with the cookie carrying the CSRF token; logging out ending the
+ *    session.
  */
-const BROWSER_SIGN_IN_SERVED = false;
 
 const BOOTSTRAP = 'sign-in-bootstrap-secret';
 type G = { sessionStorage: { getItem(k: string): string | null } };
@@ -73,7 +71,6 @@ describeBrowser('dashboard: sign-in with a client token, the account menu, loggi
   });
 });
 
-// ---- needs helper A's server (OIDC, GitHub, the session cookie, CSRF) ----
 
 /** A free loopback port (Pennon's redirect address must be known before it starts). */
 function freePort(): Promise<number> {
@@ -110,7 +107,7 @@ async function startOpenIdProvider(port: number, redirectUri: string): Promise<{
   return { issuer, stop: () => new Promise<void>((resolve) => http.close(() => resolve())) };
 }
 
-(BROWSER_SIGN_IN_SERVED ? describeBrowser : describe.skip)('dashboard: sign-in with OIDC and GitHub (needs helper A’s server)', () => {
+describeBrowser('dashboard: sign-in with OIDC and GitHub', () => {
   let server: TestServer;
   let browser: Browser;
   let provider: { issuer: string; stop(): Promise<void> };
