@@ -38,12 +38,14 @@ export class AuthService {
     private readonly clock: Clock,
     /** Told when a token stops being valid (the authenticator drops it from its caches). */
     private readonly onRevoked: (id: string, hashedToken: string | null) => void = () => undefined,
+    /** Told when a token is created here (the authenticator forgets it was ever unknown). */
+    private readonly onCreated: (hashedToken: string) => void = () => undefined,
   ) {}
 
   /** The same service, its writes recorded in the audit trail as `origin`'s (a store that keeps one). */
   as(origin: AuditOrigin): AuthService {
     const store = this.store as AuthStore & Partial<Pick<Store, 'as'>>;
-    return store.as ? new AuthService(store.as(origin), this.clock, this.onRevoked) : this;
+    return store.as ? new AuthService(store.as(origin), this.clock, this.onRevoked, this.onCreated) : this;
   }
 
   async createToken(req: CreateTokenRequest): Promise<CreatedToken> {
@@ -55,13 +57,15 @@ export class AuthService {
     metadata[TOKEN_METADATA.name] = req.name;
     if (req.description !== '') metadata[TOKEN_METADATA.description] = req.description;
     if (req.namespaceKey !== '') metadata[TOKEN_METADATA.namespace] = req.namespaceKey;
+    return this.createFor('METHOD_TOKEN', metadata, req.expiresAt);
+  }
+
+  /** A new client token for a sign-in method's identity (the Kubernetes exchange; a session). */
+  async createFor(method: AuthMethod, metadata: Record<string, string>, expiresAt: number | null): Promise<CreatedToken> {
     const clientToken = generateToken();
-    const authentication = await this.store.createAuthentication({
-      method: 'METHOD_TOKEN',
-      hashedToken: hashToken(clientToken),
-      metadata,
-      expiresAt: req.expiresAt,
-    });
+    const hashedToken = hashToken(clientToken);
+    const authentication = await this.store.createAuthentication({ method, hashedToken, metadata, expiresAt });
+    this.onCreated(hashedToken);
     return { clientToken, authentication };
   }
 
@@ -111,12 +115,15 @@ export class AuthService {
     metadata[TOKEN_METADATA.name] = 'initial_bootstrap_token';
     metadata[TOKEN_METADATA.description] = 'Initial token created when bootstrapping authentication';
     const expiration = config.bootstrap.expiration;
+    const hashedToken = hashToken(token);
     const auth = await this.store.createAuthentication({
       method: 'METHOD_TOKEN',
-      hashedToken: hashToken(token),
+      hashedToken,
       metadata,
       expiresAt: expiration > 0 ? this.clock.nowMicros() + expiration * 1000 : null,
     });
+    // A configured bootstrap token may have been presented (and found unknown) before it existed.
+    this.onCreated(hashedToken);
     return { created: true, token: given !== '' ? null : token, id: auth.id };
   }
 
@@ -127,11 +134,11 @@ export class AuthService {
    * statement held SQLite's synchronous driver, and with it every evaluation, ~1.5 ms per
    * thousand, and held the write lock as long on every database.
    */
-  async cleanup(gracePeriodMs: number): Promise<number> {
+  async cleanup(gracePeriodMs: number, method: AuthMethod = 'METHOD_TOKEN'): Promise<number> {
     const before = this.clock.nowMicros() - gracePeriodMs * 1000;
     let deleted = 0;
     for (;;) {
-      const batch = await this.store.deleteExpiredAuthentications('METHOD_TOKEN', before, CLEANUP_BATCH);
+      const batch = await this.store.deleteExpiredAuthentications(method, before, CLEANUP_BATCH);
       deleted += batch;
       if (batch < CLEANUP_BATCH) return deleted;
       await nextTurn();
@@ -140,11 +147,11 @@ export class AuthService {
 }
 
 /** Runs the expired-token cleanup every `interval`, logging what it removed. */
-export function startCleanup(service: AuthService, config: { interval: number; grace_period: number }, logger: Logger): () => void {
+export function startCleanup(service: AuthService, config: { interval: number; grace_period: number }, logger: Logger, method: AuthMethod = 'METHOD_TOKEN'): () => void {
   const run = () =>
-    service.cleanup(config.grace_period).then(
+    service.cleanup(config.grace_period, method).then(
       (deleted) => {
-        if (deleted > 0) logger.info({ deleted }, 'deleted expired tokens');
+        if (deleted > 0) logger.info({ deleted, method }, 'deleted expired tokens');
       },
       (err: unknown) => logger.warn({ err }, 'expired-token cleanup failed; will retry'),
     );

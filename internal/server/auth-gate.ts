@@ -27,8 +27,13 @@ export class AuthGate {
     return !((surface === 'management' && exclude.management) || (surface === 'evaluation' && exclude.evaluation) || (surface === 'ofrep' && exclude.ofrep));
   }
 
-  async check(header: string | undefined, surface: Surface): Promise<Authentication> {
-    const auth = await this.authenticator.authenticate(header);
+  /**
+   * The caller's authentication: a client token (`Bearer`) or a JWT (`JWT`). `address`, the
+   * client's, is what failed attempts are counted by (auth/failures.ts): past the limit it is
+   * refused (429) before its token is looked at.
+   */
+  async check(header: string | undefined, surface: Surface, address?: string): Promise<Authentication> {
+    const auth = await this.authenticator.authenticate(header, address);
     if (scopeOf(auth) !== null && !SCOPED_ALLOWED.has(surface)) throw unauthenticated();
     return auth;
   }
@@ -59,7 +64,7 @@ export function installAuthGate(app: FastifyInstance, gate: AuthGate | null): vo
   app.addHook('onRequest', async (request) => {
     const route = request.routeOptions.config?.route;
     if (!route || !gate.guards(route.surface)) return;
-    request.auth = await gate.check(request.headers.authorization, route.surface);
+    request.auth = await gate.check(request.headers.authorization, route.surface, request.ip);
   });
   app.addHook('preHandler', async (request) => {
     if (!request.auth) return;
