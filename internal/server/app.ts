@@ -9,7 +9,7 @@ import type { Clock } from '../core';
 import type { Metrics } from '../telemetry';
 import { markFastifyRoutes } from '../telemetry/routes';
 import type { Tracing } from '../telemetry/tracing';
-import type { AuthService, Authenticator } from '../auth';
+import type { AuthService, Authenticator, KubernetesExchange } from '../auth';
 import type { BulkExporter, BulkImporter } from '../ext';
 import type { WebhookService } from '../webhook';
 import type { LiveHub } from '../live';
@@ -28,6 +28,7 @@ import { healthLane } from './health-lane';
 import { Drain } from './drain';
 import { secureServer } from './secure-server';
 import { authRoutes } from './routes/auth';
+import { kubernetesRoutes } from './routes/kubernetes';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { SnapshotBodies } from './routes/snapshot-body';
 import { DigestedBodies } from './routes/client-v2-body';
@@ -76,6 +77,8 @@ export interface AppDeps {
   sources: FlagSources;
   authenticator: Pick<Authenticator, 'authenticate' | 'authenticateTicket' | 'ticketFor'>;
   auth: AuthService;
+  /** The Kubernetes method's exchange; its route is registered only when there is one. */
+  kubernetes: KubernetesExchange | null;
   /** What /health reports (and whether requests are answered at all while starting). */
   health: HealthState;
   /** Prometheus metrics; without them there is no /metrics (`metrics.enabled: false`). */
@@ -148,7 +151,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, health);
   if (deps.metrics) installMetrics(app, deps.metrics);
   metaRoutes(app, deps.config, sources.gitBacked);
-  authRoutes(app, deps.auth, { tokenMethod: deps.config.authentication.methods.token.enabled });
+  const { methods } = deps.config.authentication;
+  authRoutes(app, deps.auth, { tokenMethod: methods.token.enabled, kubernetesMethod: deps.kubernetes !== null, jwtMethod: methods.jwt.enabled });
+  if (deps.kubernetes) kubernetesRoutes(app, deps.kubernetes, deps.auth);
   await app.register(async (api) => {
     // gzip for large management responses (lists); evaluation answers are small and skip it.
     await api.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AuthService, Authenticator, startCleanup, type SharedAuthCache } from '../auth';
+import { AuthService, Authenticator, FailedAuthentications, JwtVerifier, KubernetesExchange, KubernetesVerifier, startCleanup, type AuthenticatorOptions, type SharedAuthCache } from '../auth';
 import type { Cache } from '../cache';
 import type { Config } from '../config';
 import type { BulkExporter, BulkImporter } from '../ext';
@@ -87,6 +87,10 @@ export interface Services extends TokenServices {
   breaker: DatabaseBreaker | null;
   /** Every live stream (SSE, flagd's and Flipt v2's streams): one limit, one heartbeat, ended first at shutdown. */
   live: LiveHub;
+  /** Failed authentication per client address (authentication.rate_limit): the sign-in routes report theirs here too. */
+  failures: FailedAuthentications;
+  /** The Kubernetes method's exchange, when `authentication.methods.kubernetes` is enabled. */
+  kubernetes: KubernetesExchange | null;
   /** What starts once the database is ready, in order: database probe, instance link, bootstrap token, cleanup, poller, Git. */
   startup: StartStep[];
 }
@@ -107,9 +111,9 @@ export async function compose(config: Config, deps: CommandDeps | ServiceDeps): 
 }
 
 /** Token lookups (shared through the cache, when there is one) and the token service revoking through them. */
-function tokenServices(store: Store, clock: Clock, shared: SharedAuthCache | null): { authenticator: Authenticator; auth: AuthService } {
-  const authenticator = new Authenticator(store, clock, 1000, shared);
-  const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash));
+function tokenServices(store: Store, clock: Clock, shared: SharedAuthCache | null, options: AuthenticatorOptions = {}): { authenticator: Authenticator; auth: AuthService } {
+  const authenticator = new Authenticator(store, clock, 1000, shared, options);
+  const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash), (hash) => authenticator.created(hash));
   return { authenticator, auth };
 }
 
@@ -192,9 +196,32 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   health.watchSnapshots(() => snapshots.holdsAny());
   store.onChange((change) => snapshots.apply(change));
 
+  // Failed authentication per address, from every door (HTTP, the fast lane, gRPC, sign-ins).
+  const failures = new FailedAuthentications(config.authentication.rate_limit, clock, {
+    failed: (reason) => metrics?.auth.failed(reason),
+    refused: () => metrics?.auth.refused(),
+    limited: (address, count, retryAfterSeconds) =>
+      logger.warn({ address, failures: count, retryAfterSeconds }, 'an address failed to authenticate too often: its requests are refused (429) until its window ends'),
+  });
+  metrics?.auth.trackAddresses(() => failures.tracked);
+  const warn = (message: string, err: unknown) => logger.warn({ err }, message);
+  const { methods } = config.authentication;
+  // A public key file that cannot be used fails the start here, naming the key.
+  const jwt = methods.jwt.enabled ? JwtVerifier.fromConfig(methods.jwt, clock, { groupsClaim: config.authorization.groups_claim, warn }) : null;
   // Token lookups are shared for at most the same 1 s as the local cache: a token deleted where
   // no revocation is published (`pennon token delete` in-process, SQL) must stop working as fast.
-  const { authenticator, auth } = tokenServices(store, clock, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) });
+  const { authenticator, auth } = tokenServices(store, clock, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) }, {
+    failures,
+    jwt,
+    onLookup: metrics ? () => metrics.auth.lookedUp() : undefined,
+  });
+  let kubernetes: KubernetesExchange | null = null;
+  if (methods.kubernetes.enabled) {
+    // The cluster's CA is read here: a missing one fails the start, naming ca_path.
+    const verifier = new KubernetesVerifier(methods.kubernetes, clock, warn);
+    hooks.add('kubernetes client', () => verifier.close());
+    kubernetes = new KubernetesExchange(verifier, failures);
+  }
 
   const environments = await parts.openEnvironments(config, logger, metrics);
   if (environments) hooks.add('git environments', () => environments.stop());
@@ -250,6 +277,9 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     // Once per service: in a cluster, the leader cleans up.
     if (!worker || worker.leader) startup.push({ name: 'token cleanup', start: () => startCleanup(auth, tokens.cleanup, logger) });
   }
+  if (kubernetes && (!worker || worker.leader)) {
+    startup.push({ name: 'kubernetes token cleanup', start: () => startCleanup(auth, methods.kubernetes.cleanup, logger, 'METHOD_KUBERNETES') });
+  }
   // Every namespace's snapshot (or evaluation.warm_namespaces') built before health says SERVING.
   startup.push({
     name: 'warm snapshots',
@@ -286,7 +316,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   });
   hooks.add('live streams', () => live.close());
   metrics?.trackLiveStreams(() => ({ streams: live.size, watches: live.watches }));
-  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, startup };
+  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, failures, kubernetes, startup };
 }
 
 /** The first token, when none exists. Its value is logged only when it was generated here. */

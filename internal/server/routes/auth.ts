@@ -10,14 +10,14 @@ import { EMPTY } from './route';
  * `/auth/v1`: the authentication methods (public), API client tokens, and the caller's own
  * authentication. The token-creation route exists only when the token method is enabled.
  */
-export function authRoutes(app: FastifyInstance, auth: AuthService, options: { tokenMethod: boolean }): void {
+export function authRoutes(app: FastifyInstance, auth: AuthService, options: { tokenMethod: boolean; kubernetesMethod: boolean; jwtMethod: boolean }): void {
   operation(app, 'ListAuthenticationMethods', async (): Promise<AuthMethodsJson> => ({
     methods: [
       { method: 'METHOD_TOKEN', enabled: options.tokenMethod, sessionCompatible: false },
       { method: 'METHOD_GITHUB', enabled: false, sessionCompatible: true },
       { method: 'METHOD_OIDC', enabled: false, sessionCompatible: true },
-      { method: 'METHOD_KUBERNETES', enabled: false, sessionCompatible: false },
-      { method: 'METHOD_JWT', enabled: false, sessionCompatible: false },
+      { method: 'METHOD_KUBERNETES', enabled: options.kubernetesMethod, sessionCompatible: false },
+      { method: 'METHOD_JWT', enabled: options.jwtMethod, sessionCompatible: false },
     ],
   }));
 
