@@ -1,6 +1,8 @@
 import { isPennonError, unauthenticated, type Authentication, type Clock } from '../core';
 import type { Cache } from '../cache/types';
 import type { AuthStore } from '../storage';
+import type { FailedAuthentications, FailureReason } from './failures';
+import type { JwtVerifier } from './jwt';
 import { hashToken, sameHash } from './tokens';
 import { checkStreamTicket, issueStreamTicket } from './stream-tickets';
 
@@ -13,6 +15,22 @@ import { checkStreamTicket, issueStreamTicket } from './stream-tickets';
  * `ttlMs` — or, with a shared cache (`cache.enabled`), within the cache's TTL unless the
  * instances share invalidations (Redis). When the database is unavailable, the last lookup of
  * a token keeps answering, so that evaluations go on during an outage.
+ *
+ * `Authorization: JWT <jwt>` is verified by the JWT method (jwt.ts) when it is configured.
+ *
+ * Failed attempts are counted per client address (failures.ts): past the limit the address is
+ * refused before its token is looked at, and its lookups in flight are bounded.
+ *
+ * The negative cache: a hash looked up and found unknown is remembered for UNKNOWN_TTL_MS (at
+ * most MAX_UNKNOWN hashes, the oldest forgotten first), so a client repeating a wrong token —
+ * or an attacker repeating a guess — costs no query. It cannot refuse a real token for long:
+ * a token generated here is 32 random bytes, which nobody could have presented before it
+ * existed, and its creation here clears its hash at once anyway (`created`); a configured
+ * bootstrap token presented before the bootstrap ran is the one token known in advance, and its
+ * creation clears it too. A token created by another instance (or `pennon token create` on
+ * another host) can only be in this cache if its exact value was presented here before it was
+ * created — the bootstrap token again, or a Flipt token presented to Pennon before
+ * `migrate --from-flipt` copied it —, and is then refused here for at most UNKNOWN_TTL_MS.
  */
 interface CacheEntry {
   auth: Authentication | null;
@@ -20,6 +38,17 @@ interface CacheEntry {
 }
 
 const MAX_ENTRIES = 10_000;
+export const UNKNOWN_TTL_MS = 60_000;
+export const MAX_UNKNOWN = 10_000;
+
+export interface AuthenticatorOptions {
+  /** Failed attempts per address (authentication.rate_limit). */
+  failures?: FailedAuthentications | null;
+  /** The JWT method, when configured. */
+  jwt?: Pick<JwtVerifier, 'verify'> | null;
+  /** Told each time the store is queried for a token (the lookups metric). */
+  onLookup?: () => void;
+}
 
 export interface SharedAuthCache {
   cache: Cache;
@@ -28,6 +57,11 @@ export interface SharedAuthCache {
 
 export class Authenticator {
   private readonly local = new Map<string, CacheEntry>();
+  /** Hashes found unknown, until when (epoch ms): the negative cache. */
+  private readonly unknown = new Map<string, number>();
+  private readonly failures: FailedAuthentications | null;
+  private readonly jwt: Pick<JwtVerifier, 'verify'> | null;
+  private readonly onLookup: () => void;
   /**
    * Lookups under way by token hash: requests (or a tick of stream re-checks) arriving together
    * after an entry ages out share one database read instead of each making its own.
@@ -40,21 +74,60 @@ export class Authenticator {
     private readonly clock: Clock,
     private readonly ttlMs = 1000,
     private readonly shared: SharedAuthCache | null = null,
-  ) {}
+    options: AuthenticatorOptions = {},
+  ) {
+    this.failures = options.failures ?? null;
+    this.jwt = options.jwt ?? null;
+    this.onLookup = options.onLookup ?? (() => undefined);
+  }
 
-  /** The authentication a request's Authorization header carries, or an Unauthenticated error. */
-  async authenticate(header: string | undefined): Promise<Authentication> {
-    if (header === undefined || !header.startsWith('Bearer ')) throw unauthenticated();
-    const token = header.slice(7);
-    if (token === '') throw unauthenticated();
+  /**
+   * The authentication a request's Authorization header carries (`Bearer <client token>` or
+   * `JWT <jwt>`), or an Unauthenticated error. `address`, the client's, is what failures are
+   * counted by; a request without an Authorization header presents nothing and counts as none.
+   */
+  async authenticate(header: string | undefined, address?: string): Promise<Authentication> {
+    this.failures?.admit(address);
+    if (header === undefined) throw unauthenticated();
+    if (header.startsWith('Bearer ') && header.length > 7) return this.bearer(header.slice(7), address);
+    if (header.startsWith('JWT ') && header.length > 4 && this.jwt) return this.verifyJwt(header.slice(4), address);
+    throw this.refused(address, 'malformed');
+  }
+
+  /** A token created here: if it was ever presented while unknown, it is unknown no more. */
+  created(hashedToken: string): void {
+    this.unknown.delete(hashedToken);
+  }
+
+  private async bearer(token: string, address: string | undefined): Promise<Authentication> {
     const hash = hashToken(token);
     const now = this.clock.nowMicros() / 1000;
+    const unknownUntil = this.unknown.get(hash);
+    if (unknownUntil !== undefined) {
+      if (unknownUntil > now) throw this.refused(address, 'unknown_token');
+      this.unknown.delete(hash);
+    }
     let entry = this.local.get(hash);
-    if (!entry || entry.until <= now) entry = await this.lookupOnce(hash, entry, now);
+    if (!entry || entry.until <= now) entry = await this.lookupOnce(hash, entry, now, address);
     const auth = entry.auth;
-    if (!auth || !sameHash(auth.hashedToken, hash)) throw unauthenticated();
-    if (auth.expiresAt !== null && auth.expiresAt <= this.clock.nowMicros()) throw unauthenticated();
+    if (!auth || !sameHash(auth.hashedToken, hash)) throw this.refused(address, 'unknown_token');
+    if (auth.expiresAt !== null && auth.expiresAt <= this.clock.nowMicros()) throw this.refused(address, 'expired_token');
     return auth;
+  }
+
+  private async verifyJwt(token: string, address: string | undefined): Promise<Authentication> {
+    try {
+      return await this.jwt!.verify(token);
+    } catch (err) {
+      // The issuer's keys out of reach is an outage, not the caller's failure.
+      if (isPennonError(err) && err.kind === 'unauthenticated') this.failures?.failed(address, 'invalid_jwt');
+      throw err;
+    }
+  }
+
+  private refused(address: string | undefined, reason: FailureReason) {
+    this.failures?.failed(address, reason);
+    return unauthenticated();
   }
 
   /** The authentication a stream ticket (an SSE URL's) was issued to for `ns`, if it still stands. */
@@ -67,12 +140,21 @@ export class Authenticator {
     return issueStreamTicket(auth, ns);
   }
 
-  private lookupOnce(hash: string, stale: CacheEntry | undefined, now: number): Promise<CacheEntry> {
+  private async lookupOnce(hash: string, stale: CacheEntry | undefined, now: number, address: string | undefined): Promise<CacheEntry> {
     let pending = this.inFlight.get(hash);
-    if (!pending) {
-      pending = this.lookup(hash, stale, now).finally(() => this.inFlight.delete(hash));
-      this.inFlight.set(hash, pending);
+    if (pending) return pending;
+    // A turn for this address: its lookups in flight stay within the failures it has left.
+    const release = this.failures ? await this.failures.lookupSlot(address) : null;
+    pending = this.inFlight.get(hash);
+    if (pending) {
+      release?.();
+      return pending;
     }
+    pending = this.lookup(hash, stale, now).finally(() => {
+      this.inFlight.delete(hash);
+      release?.();
+    });
+    this.inFlight.set(hash, pending);
     return pending;
   }
 
@@ -85,6 +167,7 @@ export class Authenticator {
     if (auth === undefined) {
       readAt = now;
       try {
+        this.onLookup();
         auth = await this.store.getAuthenticationByHash(hash);
       } catch (err) {
         // The database is down: a token seen before keeps working; an unknown one cannot be checked.
@@ -95,6 +178,13 @@ export class Authenticator {
       if (auth && this.shared) void this.shared.cache.set(`auth:${hash}`, JSON.stringify({ auth, at: now }), this.shared.ttlMs);
     }
     const entry = { auth, until: readAt + this.ttlMs };
+    if (auth === null) {
+      // Kept apart, so a flood of unknown tokens never pushes known ones out.
+      if (this.unknown.size >= MAX_UNKNOWN) this.unknown.delete(this.unknown.keys().next().value!);
+      this.unknown.set(hash, readAt + UNKNOWN_TTL_MS);
+      this.local.delete(hash);
+      return entry;
+    }
     if (this.local.size >= MAX_ENTRIES) this.local.clear();
     this.local.set(hash, entry);
     return entry;

@@ -1,7 +1,8 @@
 import { request } from 'undici';
 import type { Config } from '../config';
 import { unauthenticated, unavailable } from '../core';
-import { GITHUB_METADATA, PENNON_METADATA } from './sessions';
+import { PENNON_METADATA } from './identity-claims';
+import { GITHUB_METADATA } from './sessions';
 import { GITHUB_METHOD, newSignInState, type SignInState } from './sign-in-state';
 
 /**

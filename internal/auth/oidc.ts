@@ -2,7 +2,8 @@ import * as client from 'openid-client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { notFound, PennonError, unauthenticated, unavailable } from '../core';
-import { boundedClaims, OIDC_METADATA, PENNON_METADATA, stringList } from './sessions';
+import { boundedClaims, PENNON_METADATA, stringList } from './identity-claims';
+import { OIDC_METADATA } from './sessions';
 import { newSignInState, oidcMethodOf, type SignInState } from './sign-in-state';
 
 /**

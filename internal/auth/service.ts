@@ -38,12 +38,14 @@ export class AuthService {
     private readonly clock: Clock,
     /** Told when a token stops being valid (the authenticator drops it from its caches). */
     private readonly onRevoked: (id: string, hashedToken: string | null) => void = () => undefined,
+    /** Told when a token is created here (the authenticator forgets it was ever unknown). */
+    private readonly onCreated: (hashedToken: string) => void = () => undefined,
   ) {}
 
   /** The same service, its writes recorded in the audit trail as `origin`'s (a store that keeps one). */
   as(origin: AuditOrigin): AuthService {
     const store = this.store as AuthStore & Partial<Pick<Store, 'as'>>;
-    return store.as ? new AuthService(store.as(origin), this.clock, this.onRevoked) : this;
+    return store.as ? new AuthService(store.as(origin), this.clock, this.onRevoked, this.onCreated) : this;
   }
 
   async createToken(req: CreateTokenRequest): Promise<CreatedToken> {
@@ -55,13 +57,15 @@ export class AuthService {
     metadata[TOKEN_METADATA.name] = req.name;
     if (req.description !== '') metadata[TOKEN_METADATA.description] = req.description;
     if (req.namespaceKey !== '') metadata[TOKEN_METADATA.namespace] = req.namespaceKey;
+    return this.createFor('METHOD_TOKEN', metadata, req.expiresAt);
+  }
+
+  /** A new client token for a sign-in method's identity (the Kubernetes exchange; a session). */
+  async createFor(method: AuthMethod, metadata: Record<string, string>, expiresAt: number | null): Promise<CreatedToken> {
     const clientToken = generateToken();
-    const authentication = await this.store.createAuthentication({
-      method: 'METHOD_TOKEN',
-      hashedToken: hashToken(clientToken),
-      metadata,
-      expiresAt: req.expiresAt,
-    });
+    const hashedToken = hashToken(clientToken);
+    const authentication = await this.store.createAuthentication({ method, hashedToken, metadata, expiresAt });
+    this.onCreated(hashedToken);
     return { clientToken, authentication };
   }
 
@@ -111,12 +115,15 @@ export class AuthService {
     metadata[TOKEN_METADATA.name] = 'initial_bootstrap_token';
     metadata[TOKEN_METADATA.description] = 'Initial token created when bootstrapping authentication';
     const expiration = config.bootstrap.expiration;
+    const hashedToken = hashToken(token);
     const auth = await this.store.createAuthentication({
       method: 'METHOD_TOKEN',
-      hashedToken: hashToken(token),
+      hashedToken,
       metadata,
       expiresAt: expiration > 0 ? this.clock.nowMicros() + expiration * 1000 : null,
     });
+    // A configured bootstrap token may have been presented (and found unknown) before it existed.
+    this.onCreated(hashedToken);
     return { created: true, token: given !== '' ? null : token, id: auth.id };
   }
 

@@ -73,7 +73,7 @@ export type HttpStoreMethods =
 /** Lists are read in pages of this size, following `nextPageToken`. */
 const PAGE = 500;
 
-const KIND_OF_STATUS: Record<number, ErrorKind> = { 400: 'invalid', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 413: 'too_large', 503: 'unavailable' };
+const KIND_OF_STATUS: Record<number, ErrorKind> = { 400: 'invalid', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 413: 'too_large', 429: 'rate_limited', 503: 'unavailable' };
 
 /** One part of a path, encoded. */
 const pathPart = encodeURIComponent;

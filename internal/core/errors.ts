@@ -10,15 +10,19 @@ export type ErrorKind =
   | 'read_only' // a write on a read-only store
   | 'unavailable' // a dependency (the database) is down: HTTP 503
   | 'too_large' // request body over the limit: HTTP 413
+  | 'rate_limited' // too many failed authentications from one address: HTTP 429 with Retry-After, gRPC ResourceExhausted
   | 'internal'; // anything else: HTTP 500, message hidden from clients
 
 export class PennonError extends Error {
   readonly kind: ErrorKind;
+  /** For `rate_limited`: whole seconds until the caller may try again (HTTP's Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown }) {
+  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super(message, options);
     this.kind = kind;
     this.name = 'PennonError';
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 
@@ -49,6 +53,11 @@ export function unauthenticated(message = 'request was not authenticated'): Penn
 
 export function unavailable(message: string, cause?: unknown): PennonError {
   return new PennonError('unavailable', message, { cause });
+}
+
+/** Refused before any check: the address failed to authenticate too often (auth/failures.ts). */
+export function rateLimited(retryAfterSeconds: number): PennonError {
+  return new PennonError('rate_limited', `too many failed authentication attempts from this address; retry in ${retryAfterSeconds}s`, { retryAfterSeconds });
 }
 
 export function readOnly(): PennonError {

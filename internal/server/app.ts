@@ -9,7 +9,7 @@ import type { Clock } from '../core';
 import type { Metrics } from '../telemetry';
 import { markFastifyRoutes } from '../telemetry/routes';
 import type { Tracing } from '../telemetry/tracing';
-import type { AuthService, Authenticator, GithubSignIn, OidcSignIn, SessionService } from '../auth';
+import type { AuthService, Authenticator, FailedAuthentications, GithubSignIn, KubernetesExchange, OidcSignIn, SessionService } from '../auth';
 import type { BulkExporter, BulkImporter } from '../ext';
 import type { WebhookService } from '../webhook';
 import type { LiveHub } from '../live';
@@ -30,6 +30,7 @@ import { secureServer } from './secure-server';
 import { authRoutes } from './routes/auth';
 import { signInRoutes } from './routes/sign-in';
 import { installSessions } from './session';
+import { kubernetesRoutes } from './routes/kubernetes';
 import { clientSnapshotRoutes } from './routes/client-snapshot';
 import { SnapshotBodies } from './routes/snapshot-body';
 import { DigestedBodies } from './routes/client-v2-body';
@@ -78,6 +79,8 @@ export interface AppDeps {
   sources: FlagSources;
   authenticator: Pick<Authenticator, 'authenticate' | 'authenticateTicket' | 'ticketFor'>;
   auth: AuthService;
+  /** The Kubernetes method's exchange; its route is registered only when there is one. */
+  kubernetes: KubernetesExchange | null;
   /** What /health reports (and whether requests are answered at all while starting). */
   health: HealthState;
   /** Prometheus metrics; without them there is no /metrics (`metrics.enabled: false`). */
@@ -96,6 +99,8 @@ export interface SignInServices {
   oidc: OidcSignIn | null;
   github: GithubSignIn | null;
   sessions: SessionService;
+  /** The failed-authentication limiter the gate uses: refused sign-ins count too. */
+  failures: FailedAuthentications;
 }
 
 /**
@@ -168,8 +173,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, health);
   if (deps.metrics) installMetrics(app, deps.metrics);
   metaRoutes(app, deps.config, sources.gitBacked);
-  authRoutes(app, deps.auth, { tokenMethod: deps.config.authentication.methods.token.enabled, oidcProviders: deps.signIn?.oidc?.providers() ?? null, github: !!deps.signIn?.github });
+  const { methods } = deps.config.authentication;
+  authRoutes(app, deps.auth, {
+    tokenMethod: methods.token.enabled,
+    oidcProviders: deps.signIn?.oidc?.providers() ?? null,
+    github: !!deps.signIn?.github,
+    kubernetesMethod: deps.kubernetes !== null,
+    jwtMethod: methods.jwt.enabled,
+  });
   if (deps.signIn && sessions) signInRoutes(app, { ...deps.signIn, cookies: sessions.cookies });
+  if (deps.kubernetes) kubernetesRoutes(app, deps.kubernetes, deps.auth);
   await app.register(async (api) => {
     // gzip for large management responses (lists); evaluation answers are small and skip it.
     await api.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });

@@ -28,8 +28,13 @@ export class AuthGate {
     return !((surface === 'management' && exclude.management) || (surface === 'evaluation' && exclude.evaluation) || (surface === 'ofrep' && exclude.ofrep));
   }
 
-  async check(header: string | undefined, surface: Surface): Promise<Authentication> {
-    const auth = await this.authenticator.authenticate(header);
+  /**
+   * The caller's authentication: a client token (`Bearer`) or a JWT (`JWT`). `address`, the
+   * client's, is what failed attempts are counted by (auth/failures.ts): past the limit it is
+   * refused (429) before its token is looked at.
+   */
+  async check(header: string | undefined, surface: Surface, address?: string): Promise<Authentication> {
+    const auth = await this.authenticator.authenticate(header, address);
     if (scopeOf(auth) !== null && !SCOPED_ALLOWED.has(surface)) throw unauthenticated();
     return auth;
   }
@@ -75,13 +80,13 @@ export function installAuthGate(app: FastifyInstance, gate: AuthGate | null, ses
     const header = request.headers.authorization;
     const cookie = header === undefined ? sessions?.tokenOf(request) : undefined;
     if (cookie === undefined || sessions === null) {
-      request.auth = await gate.check(header, route.surface);
+      request.auth = await gate.check(header, route.surface, request.ip);
       request.credential = header;
       return;
     }
     const credential = `Bearer ${cookie}`;
     try {
-      request.auth = await gate.check(credential, route.surface);
+      request.auth = await gate.check(credential, route.surface, request.ip);
     } catch (err) {
       if (isPennonError(err) && err.kind === 'unauthenticated') sessions.cookies.clearAll(reply);
       throw err;

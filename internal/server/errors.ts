@@ -36,6 +36,8 @@ const BY_KIND: Record<ErrorKind, { status: number; code: number }> = {
   read_only: { status: 500, code: GRPC.INTERNAL },
   unavailable: { status: 503, code: GRPC.UNAVAILABLE },
   too_large: { status: 413, code: GRPC.RESOURCE_EXHAUSTED },
+  // Failed authentication past authentication.rate_limit (auth/failures.ts): Retry-After says when.
+  rate_limited: { status: 429, code: GRPC.RESOURCE_EXHAUSTED },
   internal: { status: 500, code: GRPC.INTERNAL },
 };
 
@@ -52,6 +54,7 @@ function codeForStatus(status: number): number {
     case 404:
       return GRPC.NOT_FOUND;
     case 413:
+    case 429:
     case 431:
       return GRPC.RESOURCE_EXHAUSTED;
     case 503:
@@ -76,9 +79,15 @@ export function closeAfterOversized(request: FastifyRequest, reply: FastifyReply
   drainThenClose(request.raw, request.routeOptions.bodyLimit);
 }
 
-function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: number, message: string) {
+/** The seconds a rate-limited caller is told to wait (`Retry-After`), when the error says. */
+export function retryAfterOf(error: unknown): number | undefined {
+  return isPennonError(error) ? error.retryAfterSeconds : undefined;
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, status: number, code: number, message: string, retryAfter?: number) {
   reply.header('x-request-id', request.id);
   if (status === 401) reply.header('www-authenticate', wwwAuthenticate(message));
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   if (status === 413) closeAfterOversized(request, reply);
   return reply.status(status).type('application/json').send(errorBody(code, message));
 }
@@ -89,11 +98,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * An error answered at the HTTP server itself, ahead of Fastify (the evaluation fast lane, the
  * health lane): the same body and headers as Fastify's error answers.
  */
-export function writeError(res: ServerResponse, status: number, code: number, message: string, options: { requestId?: string; close?: boolean } = {}): void {
+export function writeError(res: ServerResponse, status: number, code: number, message: string, options: { requestId?: string; close?: boolean; retryAfter?: number } = {}): void {
   const json = JSON.stringify(errorBody(code, message));
   const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(json) };
   if (options.requestId) headers['x-request-id'] = options.requestId;
   if (status === 401) headers['www-authenticate'] = wwwAuthenticate(message);
+  if (options.retryAfter !== undefined) headers['retry-after'] = options.retryAfter;
   if (options.close && connectionHeaderAllowed((res as ServerResponse & { req?: IncomingMessage }).req)) headers.connection = 'close';
   res.writeHead(status, headers);
   res.end(json);
@@ -105,7 +115,7 @@ export function writeError(res: ServerResponse, status: number, code: number, me
  */
 export function refuse(request: FastifyRequest, reply: FastifyReply, error: PennonError) {
   const { status, code } = BY_KIND[error.kind];
-  return sendError(request, reply, status, code, error.message);
+  return sendError(request, reply, status, code, error.message, error.retryAfterSeconds);
 }
 
 /**
@@ -117,7 +127,7 @@ export const errorHandler = (errors: RequestErrorLog) => (error: FastifyError | 
 
 function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, errors: RequestErrorLog) {
   const { status, code, message } = describeError(error, request.id, errors);
-  return sendError(request, reply, status, code, message);
+  return sendError(request, reply, status, code, message, retryAfterOf(error));
 }
 
 /**
@@ -138,6 +148,8 @@ export const streamErrorHandler = (errors: RequestErrorLog) => (error: FastifyEr
   const { status, code, message } = describeError(error, request.id, errors);
   reply.header('x-request-id', request.id);
   if (status === 401) reply.header('www-authenticate', wwwAuthenticate(message));
+  const retryAfter = retryAfterOf(error);
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   return reply.status(status).type('application/json').send(streamErrorLine(code, message));
 };
 
@@ -228,7 +240,7 @@ export function installNotFound(app: FastifyInstance, logger?: Logger): void {
   });
 }
 
-const OFREP_STATUS: Partial<Record<PennonError['kind'], number>> = { unauthenticated: 401, forbidden: 403, unavailable: 503, too_large: 413 };
+const OFREP_STATUS: Partial<Record<PennonError['kind'], number>> = { unauthenticated: 401, forbidden: 403, unavailable: 503, too_large: 413, rate_limited: 429 };
 
 /**
  * OFREP's own error body, with Flipt's OFREP error mapping (the OFREP routes' error handler).

@@ -5,7 +5,7 @@ import { markRoute } from '../telemetry/routes';
 import { booleanEvaluationSchema, decodeEvaluationRequest, parseJsonBody, routesOf, variantEvaluationSchema } from '../wire';
 import type { AuthGate } from './auth-gate';
 import type { RequestErrorLog } from './error-log';
-import { describeError, writeError } from './errors';
+import { describeError, retryAfterOf, writeError } from './errors';
 import { answerEvaluation, type EvaluationAnswers, type EvaluationKind } from './evaluation-answer';
 import { readChunks } from './body-chunks';
 import { drainThenClose } from './oversized';
@@ -61,7 +61,7 @@ export function fastLane(options: FastLaneOptions): (req: IncomingMessage, res: 
     (req, res) => {
       if (!guarded) return readBody(req, res, options, (body, started) => evaluate(kind, body, started, req, res, options, null));
       // As in Flipt, an unauthenticated request is refused before its body is looked at.
-      options.gate!.check(req.headers.authorization, 'evaluation').then(
+      options.gate!.check(req.headers.authorization, 'evaluation', req.socket.remoteAddress).then(
         (auth) => readBody(req, res, options, (body, started) => evaluate(kind, body, started, req, res, options, auth)),
         (err: unknown) => fail(res, err, options),
       );
@@ -128,5 +128,5 @@ function fail(res: ServerResponse, err: unknown, options: FastLaneOptions, close
   const given = res.req.headers['x-request-id'];
   const requestId = typeof given === 'string' && given !== '' ? given : options.nextRequestId();
   const { status, code, message } = describeError(err, requestId, options.errors);
-  writeError(res, status, code, message, { requestId, close });
+  writeError(res, status, code, message, { requestId, close, retryAfter: retryAfterOf(err) });
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AuthService, Authenticator, SessionService, startCleanup, type SharedAuthCache } from '../auth';
+import { AuthService, Authenticator, FailedAuthentications, JwtVerifier, KubernetesExchange, KubernetesVerifier, SessionService, startCleanup, type AuthenticatorOptions, type SharedAuthCache } from '../auth';
 import type { Cache } from '../cache';
 import type { Config } from '../config';
 import type { BulkExporter, BulkImporter } from '../ext';
@@ -89,6 +89,10 @@ export interface Services extends TokenServices {
   live: LiveHub;
   /** Browser sign-in (OIDC, GitHub) and its sessions: only when one of the methods is enabled. */
   signIn: SignInServices | null;
+  /** Failed authentication per client address (authentication.rate_limit): the sign-in routes report theirs here too. */
+  failures: FailedAuthentications;
+  /** The Kubernetes method's exchange, when `authentication.methods.kubernetes` is enabled. */
+  kubernetes: KubernetesExchange | null;
   /** What starts once the database is ready, in order: database probe, instance link, bootstrap token, cleanup, poller, Git. */
   startup: StartStep[];
 }
@@ -109,9 +113,9 @@ export async function compose(config: Config, deps: CommandDeps | ServiceDeps): 
 }
 
 /** Token lookups (shared through the cache, when there is one) and the token service revoking through them. */
-function tokenServices(store: Store, clock: Clock, shared: SharedAuthCache | null): { authenticator: Authenticator; auth: AuthService } {
-  const authenticator = new Authenticator(store, clock, 1000, shared);
-  const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash));
+function tokenServices(store: Store, clock: Clock, shared: SharedAuthCache | null, options: AuthenticatorOptions = {}): { authenticator: Authenticator; auth: AuthService } {
+  const authenticator = new Authenticator(store, clock, 1000, shared, options);
+  const auth = new AuthService(store, clock, (id, hash) => authenticator.revoke(id, hash), (hash) => authenticator.created(hash));
   return { authenticator, auth };
 }
 
@@ -194,9 +198,32 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   health.watchSnapshots(() => snapshots.holdsAny());
   store.onChange((change) => snapshots.apply(change));
 
+  // Failed authentication per address, from every door (HTTP, the fast lane, gRPC, sign-ins).
+  const failures = new FailedAuthentications(config.authentication.rate_limit, clock, {
+    failed: (reason) => metrics?.auth.failed(reason),
+    refused: () => metrics?.auth.refused(),
+    limited: (address, count, retryAfterSeconds) =>
+      logger.warn({ address, failures: count, retryAfterSeconds }, 'an address failed to authenticate too often: its requests are refused (429) until its window ends'),
+  });
+  metrics?.auth.trackAddresses(() => failures.tracked);
+  const warn = (message: string, err: unknown) => logger.warn({ err }, message);
+  const { methods } = config.authentication;
+  // A public key file that cannot be used fails the start here, naming the key.
+  const jwt = methods.jwt.enabled ? JwtVerifier.fromConfig(methods.jwt, clock, { groupsClaim: config.authorization.groups_claim, warn }) : null;
   // Token lookups are shared for at most the same 1 s as the local cache: a token deleted where
   // no revocation is published (`pennon token delete` in-process, SQL) must stop working as fast.
-  const { authenticator, auth } = tokenServices(store, clock, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) });
+  const { authenticator, auth } = tokenServices(store, clock, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) }, {
+    failures,
+    jwt,
+    onLookup: metrics ? () => metrics.auth.lookedUp() : undefined,
+  });
+  let kubernetes: KubernetesExchange | null = null;
+  if (methods.kubernetes.enabled) {
+    // The cluster's CA is read here: a missing one fails the start, naming ca_path.
+    const verifier = new KubernetesVerifier(methods.kubernetes, clock, warn);
+    hooks.add('kubernetes client', () => verifier.close());
+    kubernetes = new KubernetesExchange(verifier, failures);
+  }
 
   const environments = await parts.openEnvironments(config, logger, metrics);
   if (environments) hooks.add('git environments', () => environments.stop());
@@ -246,7 +273,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     };
     startup.push({ name: 'instance link', start: () => linkInstances(link) });
   }
-  const signIn = await signInServices(config, store, clock, logger, worker);
+  const signIn = await signInServices(config, store, clock, logger, worker, failures);
   // Expired sessions go as expired tokens do, each method by its own `cleanup`; once per service.
   for (const [name, method] of [['oidc', 'METHOD_OIDC'], ['github', 'METHOD_GITHUB']] as const) {
     const settings = config.authentication.methods[name];
@@ -257,6 +284,9 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     startup.push({ name: 'bootstrap token', start: () => connection.withMigrationLock(() => bootstrapToken(auth, tokens, logger)) });
     // Once per service: in a cluster, the leader cleans up.
     if (!worker || worker.leader) startup.push({ name: 'token cleanup', start: () => startCleanup(auth, tokens.cleanup, logger) });
+  }
+  if (kubernetes && (!worker || worker.leader)) {
+    startup.push({ name: 'kubernetes token cleanup', start: () => startCleanup(auth, methods.kubernetes.cleanup, logger, 'METHOD_KUBERNETES') });
   }
   // Every namespace's snapshot (or evaluation.warm_namespaces') built before health says SERVING.
   startup.push({
@@ -294,11 +324,11 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   });
   hooks.add('live streams', () => live.close());
   metrics?.trackLiveStreams(() => ({ streams: live.size, watches: live.watches }));
-  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, signIn, startup };
+  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, signIn, failures, kubernetes, startup };
 }
 
 /** OIDC and GitHub sign-in, each only when enabled (openid-client is loaded only then). */
-async function signInServices(config: Config, store: Store, clock: Clock, logger: Logger, worker: WorkerRole | null): Promise<SignInServices | null> {
+async function signInServices(config: Config, store: Store, clock: Clock, logger: Logger, worker: WorkerRole | null, failures: FailedAuthentications): Promise<SignInServices | null> {
   const { methods, session } = config.authentication;
   if (!methods.oidc.enabled && !methods.github.enabled) return null;
   // A CSRF token is checked with the key of the process that made it: without a shared key,
@@ -307,7 +337,7 @@ async function signInServices(config: Config, store: Store, clock: Clock, logger
   const oidc = methods.oidc.enabled ? new (await import('../auth/oidc')).OidcSignIn(methods.oidc, { groupsClaim: config.authorization.groups_claim, logger }) : null;
   const readOrganizations = config.authorization.roles.some((binding) => binding.match.github.length > 0);
   const github = methods.github.enabled ? new (await import('../auth/github')).GithubSignIn(methods.github, { readOrganizations }) : null;
-  return { oidc, github, sessions: new SessionService(store, clock, session.token_lifetime) };
+  return { oidc, github, sessions: new SessionService(store, clock, session.token_lifetime), failures };
 }
 
 /** The first token, when none exists. Its value is logged only when it was generated here. */

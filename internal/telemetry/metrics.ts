@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AuditMetrics } from './audit-metrics';
+import { AuthMetrics } from './auth-metrics';
 import { onEvaluation, type EvaluationEvent } from './evaluations';
 import { TallyCounter, TallyHistogram, type Family, type HistogramSeries } from './tally';
 
@@ -145,6 +146,8 @@ export class Metrics implements CacheCounters {
   private readonly perFlagLatency: boolean;
   /** The audit trail's events written, deliveries and outbox backlog (audit-metrics.ts). */
   readonly audit: AuditMetrics;
+  /** Failed authentication, the rate limit's refusals, token lookups (auth-metrics.ts). */
+  readonly auth: AuthMetrics;
   private combined: (() => Promise<string>) | null = null;
 
   constructor(readonly namespace = 'service', options: MetricsOptions = {}) {
@@ -175,6 +178,7 @@ export class Metrics implements CacheCounters {
       new TallyHistogram(n('grpc_server_handling_seconds'), 'gRPC call duration by method', HTTP_BUCKETS_S),
     );
     this.audit = new AuditMetrics(this.registry, n);
+    this.auth = new AuthMetrics(this.registry, n);
     this.tallies = [this.http.count, this.http.duration, this.grpc.count, this.grpc.duration, this.evalRequests, this.evalResults, this.evalErrors, this.evalLatency];
   }
 

@@ -44,7 +44,7 @@ export interface Paging {
 }
 
 /** When a route exists: always, or only with a setting (or the licence, for the webhook). */
-export type Presence = 'always' | 'database' | 'token-method' | 'oidc' | 'github' | 'metrics' | 'git' | 'webhook' | 'ui' | 'cors';
+export type Presence = 'always' | 'database' | 'token-method' | 'oidc' | 'github' | 'kubernetes' | 'metrics' | 'git' | 'webhook' | 'ui' | 'cors';
 
 export interface Binding {
   /** The URL template (find-my-way's: `:param`, `*`). */
@@ -92,6 +92,8 @@ export const OPERATIONS = {
 
   ListAuthenticationMethods: op('flipt.auth.PublicAuthenticationService/ListAuthenticationMethods', 'GET', 'public', '/auth/v1/method'),
   CreateToken: op('flipt.auth.AuthenticationMethodTokenService/CreateToken', 'POST', 'auth', '/auth/v1/method/token', NONE, { when: 'token-method' }),
+  // A sign-in: no token needed (Flipt's login endpoints skip authentication); refusals count against the address.
+  VerifyServiceAccount: op('flipt.auth.AuthenticationMethodKubernetesService/VerifyServiceAccount', 'POST', 'public', '/auth/v1/method/kubernetes/serviceaccount', NONE, { when: 'kubernetes' }),
   ListAuthentications: op(`${AUTH}/ListAuthentications`, 'GET', 'auth', '/auth/v1/tokens', NONE, { paging: { items: 'authentications', offset: false } }),
   GetAuthentication: op(`${AUTH}/GetAuthentication`, 'GET', 'auth', '/auth/v1/tokens/:id'),
   DeleteAuthentication: op(`${AUTH}/DeleteAuthentication`, 'DELETE', 'auth', '/auth/v1/tokens/:id'),

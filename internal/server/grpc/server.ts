@@ -96,18 +96,27 @@ function observe(api: GrpcApi, service: string, method: string, headers: Incomin
 }
 
 /** The call's request and context, checked by the gate (token, then the namespace scope) before `then`. */
-function admitted<T>(gate: AuthGate | null, callee: Answerer | Streamer, message: Record<string, unknown>, headers: IncomingHttpHeaders, startedAt: number, then: (context: CallContext) => T): T | Promise<T> {
+function admitted<T>(gate: AuthGate | null, callee: Answerer | Streamer, message: Record<string, unknown>, headers: IncomingHttpHeaders, peer: string, startedAt: number, then: (context: CallContext) => T): T | Promise<T> {
   const unreadable = undecodable(message);
   if (unreadable !== undefined) throw unreadable;
   const { spec } = callee;
   const request = callRequest(spec, 'params' in callee ? callee.params : NO_PARAMS, message, headers);
+  request.ip = peerAddress(peer);
   const context: CallContext = { headers, request, startedAt };
   if (gate === null || !gate.guards(spec.surface)) return then(context);
-  return gate.check(headers.authorization as string | undefined, spec.surface).then((auth) => {
+  return gate.check(headers.authorization as string | undefined, spec.surface, request.ip).then((auth) => {
     request.auth = auth;
     gate.checkNamespace(auth, namespaceOf(spec.namespace, request));
     return then(context);
   });
+}
+
+/** The client's address from grpc-js's peer (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`), what failed attempts are counted by. */
+export function peerAddress(peer: string): string {
+  const bare = peer.replace(/^ipv[46]:/, '');
+  if (bare.startsWith('[')) return bare.slice(1, bare.indexOf(']'));
+  const colon = bare.lastIndexOf(':');
+  return colon > 0 && bare.indexOf(':') === colon ? bare.slice(0, colon) : bare;
 }
 
 function statusOf(err: unknown, callee: Answerer | Streamer, errors: RequestErrorLog): { code: number; message: string } {
@@ -129,7 +138,7 @@ function unaryHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestErrorL
     };
     const run = () => {
       try {
-        return admitted(gate, answerer, call.request, headers, startedAt, (context) => answerer.answer(context));
+        return admitted(gate, answerer, call.request, headers, call.getPeer(), startedAt, (context) => answerer.answer(context));
       } catch (err) {
         return Promise.reject(err);
       }
@@ -146,7 +155,7 @@ function streamHandler(api: GrpcApi, gate: AuthGate | null, errors: RequestError
   return (call: ServerWritableStream<Record<string, unknown>, unknown>) => {
     const headers = headersOf(call.metadata);
     const { startedAt, span, finish } = observe(api, service, method, headers, 'server_stream');
-    const run = async () => finish(await admitted(gate, streamer, call.request, headers, startedAt, (context) => streamer.open(context, call)));
+    const run = async () => finish(await admitted(gate, streamer, call.request, headers, call.getPeer(), startedAt, (context) => streamer.open(context, call)));
     (span ? span.run(run) : run()).catch((err: unknown) => {
       // Refused before it started (the gate, the streams' limit): the status alone, as a unary error.
       const { code, message } = statusOf(err, streamer, errors);

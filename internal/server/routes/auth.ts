@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AUTH_METHODS, invalidField, unauthenticated } from '../../core';
+import { AUTH_METHODS, invalid, invalidField, unauthenticated } from '../../core';
 import type { AuthService } from '../../auth';
 import { authenticationToJson, Fields, type AuthenticationListJson, type AuthMethodsJson, type CreatedTokenJson } from '../../wire';
 import { auditOriginOf } from '../audit-origin';
@@ -11,6 +11,8 @@ export interface AuthRouteOptions {
   /** The OIDC providers' names when the method is enabled, else null. */
   oidcProviders?: string[] | null;
   github?: boolean;
+  kubernetesMethod?: boolean;
+  jwtMethod?: boolean;
 }
 
 /**
@@ -32,8 +34,8 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: Aut
       { method: 'METHOD_TOKEN', enabled: options.tokenMethod, sessionCompatible: false },
       { method: 'METHOD_GITHUB', enabled: options.github === true, sessionCompatible: true, metadata: githubUrls },
       { method: 'METHOD_OIDC', enabled: options.oidcProviders != null, sessionCompatible: true, metadata: { providers } },
-      { method: 'METHOD_KUBERNETES', enabled: false, sessionCompatible: false },
-      { method: 'METHOD_JWT', enabled: false, sessionCompatible: false },
+      { method: 'METHOD_KUBERNETES', enabled: options.kubernetesMethod === true, sessionCompatible: false },
+      { method: 'METHOD_JWT', enabled: options.jwtMethod === true, sessionCompatible: false },
     ],
   }));
 
@@ -74,6 +76,8 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: Aut
 
   operation(app, 'ExpireAuthenticationSelf', async (request) => {
     if (!request.auth) throw unauthenticated();
+    // A JWT is kept nowhere: nothing here can end it before its `exp`.
+    if (request.auth.method === 'METHOD_JWT') throw invalid('a JWT cannot be expired by Pennon: it ends at its exp claim (or when its issuer rotates the key away)');
     await auth.as(auditOriginOf(request)).expire(request.auth.id, Fields.query(request.query).instant('expiresAt'));
     return EMPTY;
   });

@@ -93,5 +93,5 @@ async function authorize(request: FastifyRequest<{ Querystring: { ticket?: unkno
   if (!deps.gate?.guards('ofrep')) return;
   const ticket = request.query.ticket;
   if (typeof ticket === 'string' && ticket !== '') await deps.authenticator.authenticateTicket(ticket, ns);
-  else await deps.gate.check(request.headers.authorization, 'ofrep');
+  else await deps.gate.check(request.headers.authorization, 'ofrep', request.ip);
 }

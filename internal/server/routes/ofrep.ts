@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { invalid } from '../../core';
 import type { CompiledFlag } from '../../evaluation';
 import { bridgeInput, bulkFlags, ofrepFlag, ofrepNamespace, type BridgeInput, type BridgeOutput, type OfrepBulkJson, type OfrepConfigurationJson, type OfrepFlagJson } from '../../wire';
-import { closeAfterOversized, failureKind, ofrepError } from '../errors';
+import { closeAfterOversized, failureKind, ofrepError, retryAfterOf } from '../errors';
 import type { RequestErrorLog } from '../error-log';
 import { booleanOf, variantOf } from '../observed-evaluation';
 import { operation, serve, type CallRequest } from '../route-table';
@@ -39,6 +39,8 @@ export function ofrepRoutes(
     const key = (error as { ofrepKey?: string }).ofrepKey ?? (request.params as { key?: string } | undefined)?.key;
     const { status, body } = ofrepError(error, key);
     if (status === 413) closeAfterOversized(request, reply);
+    const retryAfter = retryAfterOf(error);
+    if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
     if (status >= 500) errors.error(`ofrep|${failureKind(error)}`, { err: error, reqId: request.id }, 'ofrep evaluation failed');
     return reply.status(status).header('x-request-id', request.id).type('application/json').send(body);
   });

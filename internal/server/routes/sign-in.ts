@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkSignInState, encodeSignInState, GITHUB_METHOD, oidcMethodOf, type GithubSignIn, type OidcSignIn, type SessionService, type SignInState } from '../../auth';
+import { checkSignInState, encodeSignInState, GITHUB_METHOD, oidcMethodOf, type FailedAuthentications, type GithubSignIn, type OidcSignIn, type SessionService, type SignInState } from '../../auth';
 import { isPennonError, type AuthMethod } from '../../core';
 import { authenticationToJson } from '../../wire';
 import { auditOriginOf } from '../audit-origin';
@@ -14,8 +14,9 @@ import type { SessionCookies } from '../session';
  * against the cookie, lets the method finish (code exchange, identity, its own admission rules),
  * creates the session, sets the `flipt_client_token` cookie, and sends a browser to the
  * dashboard (`/`, under X-Forwarded-Prefix when a proxy gives one) or answers Flipt's
- * `{clientToken, authentication}`. Refusals are Flipt's error body: 401 for a sign-in refused,
- * 404 for an unknown provider, 503 for a provider that cannot be reached.
+ * `{clientToken, authentication}`. Refusals are Flipt's error body: 401 for a sign-in refused
+ * (counted against the address: past `authentication.rate_limit`, 429 before any work), 404 for
+ * an unknown provider, 503 for a provider that cannot be reached.
  */
 
 export interface SignInDeps {
@@ -23,17 +24,19 @@ export interface SignInDeps {
   github: GithubSignIn | null;
   sessions: SessionService;
   cookies: SessionCookies;
+  /** Refused sign-ins count against the caller's address, as bad tokens do (authentication.rate_limit). */
+  failures: FailedAuthentications;
 }
 
 export function signInRoutes(app: FastifyInstance, deps: SignInDeps): void {
-  const { oidc, github, cookies } = deps;
+  const { oidc, github, cookies, failures } = deps;
   if (oidc) {
     serve(app, 'OidcAuthorizeUrl', async (request, reply) => {
       const { url, started } = await oidc.authorize(providerOf(request));
       return redirectOrAnswer(request, reply, cookies, url, started);
     });
     serve(app, 'OidcCallback', (request, reply) =>
-      finishing(request, reply, cookies, async (query) => {
+      finishing(request, reply, cookies, failures, async (query) => {
         const provider = providerOf(request);
         oidc.requireProvider(provider); // an unknown one: 404 naming it, before its state is looked at
         const started = checkSignInState(cookies.stateOf(request), query.get('state') ?? undefined, oidcMethodOf(provider));
@@ -47,7 +50,7 @@ export function signInRoutes(app: FastifyInstance, deps: SignInDeps): void {
       return redirectOrAnswer(request, reply, cookies, url, started);
     });
     serve(app, 'GithubCallback', (request, reply) =>
-      finishing(request, reply, cookies, async (query) => {
+      finishing(request, reply, cookies, failures, async (query) => {
         checkSignInState(cookies.stateOf(request), query.get('state') ?? undefined, GITHUB_METHOD);
         return finish(request, reply, deps, 'METHOD_GITHUB', await github.callback(query));
       }),
@@ -72,15 +75,14 @@ function redirectOrAnswer(request: FastifyRequest, reply: FastifyReply, cookies:
 }
 
 /** A callback's work, its query string read as the provider sent it; a refusal spends the state cookie. */
-async function finishing(request: FastifyRequest, reply: FastifyReply, cookies: SessionCookies, work: (query: URLSearchParams) => Promise<unknown>) {
+async function finishing(request: FastifyRequest, reply: FastifyReply, cookies: SessionCookies, failures: FailedAuthentications, work: (query: URLSearchParams) => Promise<unknown>) {
   reply.header('cache-control', 'no-store');
+  failures.admit(request.ip);
   try {
     return await work(new URL(request.url, 'http://pennon.invalid').searchParams);
   } catch (err) {
     cookies.clearState(reply);
-    if (isPennonError(err) && err.kind === 'unauthenticated') {
-      // failed sign-in: counted by the limiter (helper B)
-    }
+    if (isPennonError(err) && err.kind === 'unauthenticated') failures.failed(request.ip, 'sign_in');
     throw err;
   }
 }

@@ -54,6 +54,21 @@ describe('OIDC sign-in refusals and lapses', () => {
     return { browser, status: res.status, body: res.json() };
   }
 
+  it('refused sign-ins count against the address: past authentication.rate_limit.max_failures, 429 with Retry-After before any work', async () => {
+    const { base } = await setUp({ PENNON_AUTHENTICATION_RATE_LIMIT_MAX_FAILURES: '3' });
+    const browser = new HttpBrowser();
+    // A callback whose state matches no cookie: refused (401) and counted, three times.
+    for (let i = 0; i < 3; i++) {
+      const refused = await browser.go(`${base}/auth/v1/method/oidc/test/callback?code=x&state=forged-${i}`, { headers: JSON_ACCEPT });
+      expect(refused.status).toBe(401);
+    }
+    const limited = await browser.go(`${base}/auth/v1/method/oidc/test/callback?code=x&state=forged-3`, { headers: JSON_ACCEPT });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // The address's token lookups are limited too: the same limiter.
+    expect((await browser.go(`${base}/auth/v1/self`, { headers: { ...JSON_ACCEPT, authorization: 'Bearer anything' } })).status).toBe(429);
+  });
+
   it('email_matches: an address that matches none of the patterns gets no session (401 saying so); one that matches does', async () => {
     const { base } = await setUp({ PENNON_AUTHENTICATION_METHODS_OIDC_EMAIL_MATCHES: '^[a-z]+@example\\.com$ ^ops@' });
     const refused = await signIn(base, 'mallory');
