@@ -204,6 +204,11 @@ describe('OIDC sign-in over HTTP', () => {
       const token = (await browser.go(`${base}/auth/v1/self`, { headers: JSON_ACCEPT })).headers['x-csrf-token'] as string;
       const ok = await post(browser, 'csrf-ok', { 'x-csrf-token': token });
       expect(ok.status, ok.text).toBe(200);
+      // The audit trail names the person, not just the session's id.
+      const trail = await new HttpBrowser().go(`${base}/api/v1/audit/events?type=namespace&key=csrf-ok`, { headers: { ...JSON_ACCEPT, authorization: `Bearer ${BOOTSTRAP}` } });
+      expect(trail.json().events.map((e: { metadata: unknown }) => e.metadata)).toEqual([
+        { actor: { authentication: 'oidc', id: expect.any(String), name: 'Alice Example', email: 'alice@example.com', ip: expect.any(String) } },
+      ]);
       // The same request from the page's own origin passes; another origin is refused.
       expect((await post(browser, 'csrf-origin', { 'x-csrf-token': token, origin: base })).status).toBe(200);
       expectError(await post(browser, 'csrf-evil', { 'x-csrf-token': token, origin: 'https://evil.example' }), 403, 7, /^origin https:\/\/evil\.example may not use this session/);
