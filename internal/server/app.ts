@@ -14,7 +14,7 @@ import type { BulkExporter, BulkImporter } from '../ext';
 import type { WebhookService } from '../webhook';
 import type { LiveHub } from '../live';
 import type { FlagSources } from './sources';
-import { AuthGate, installAuthGate } from './auth-gate';
+import { AuthGate, installAuthGate, type Authorization } from './auth-gate';
 import { installJsonBody } from './body';
 import { recordRoutes } from './route-table';
 import { answerHeadLikeGet } from './head';
@@ -76,6 +76,8 @@ export interface AppDeps {
   sources: FlagSources;
   authenticator: Pick<Authenticator, 'authenticate' | 'authenticateTicket' | 'ticketFor'>;
   auth: AuthService;
+  /** Roles (authorization.*) and what becomes of a refusal: shared with the gRPC server. */
+  authorization: Authorization;
   /** What /health reports (and whether requests are answered at all while starting). */
   health: HealthState;
   /** Prometheus metrics; without them there is no /metrics (`metrics.enabled: false`). */
@@ -98,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const accessLog = deps.config.log.access || deps.config.log.level === 'debug';
   const requestIds = requestIdSource();
   const { sources, health } = deps;
-  const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, deps.authenticator) : null;
+  const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, deps.authenticator, deps.authorization) : null;
   const drain = new Drain();
   // Request failures: one line per kind per interval, not one per request (error-log.ts).
   const errors = new RequestErrorLog(deps.logger, { now: () => deps.clock.nowMicros() / 1000 });
@@ -148,7 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, health);
   if (deps.metrics) installMetrics(app, deps.metrics);
   metaRoutes(app, deps.config, sources.gitBacked);
-  authRoutes(app, deps.auth, { tokenMethod: deps.config.authentication.methods.token.enabled });
+  authRoutes(app, deps.auth, { tokenMethod: deps.config.authentication.methods.token.enabled, roles: deps.authorization.roles });
   await app.register(async (api) => {
     // gzip for large management responses (lists); evaluation answers are small and skip it.
     await api.register(compress, { threshold: 1024, encodings: ['gzip', 'deflate'] });

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { AuthService, Authenticator, startCleanup, type SharedAuthCache } from '../auth';
+import { AuthService, Authenticator, RoleResolver, startCleanup, type SharedAuthCache } from '../auth';
 import type { Cache } from '../cache';
 import type { Config } from '../config';
 import type { BulkExporter, BulkImporter } from '../ext';
 import { systemClock, type Clock } from '../core';
 import type { GitEnvironments } from '../git';
-import type { FlagSources, HealthState } from '../server';
+import type { Authorization, FlagSources, HealthState } from '../server';
 import type { SnapshotCache } from '../snapshots';
 import { LiveHub } from '../live';
 import type { Change, Connection, DatabaseBreaker, Store } from '../storage';
@@ -72,6 +72,8 @@ export interface Services extends TokenServices {
   logger: Logger;
   tracing: Tracing | null;
   health: HealthState;
+  /** Roles (`authorization`) and what becomes of a refusal (counted, logged, audited): the gate's, HTTP and gRPC. */
+  authorization: Authorization;
   metrics: Metrics | null;
   cache: Cache | null;
   snapshots: SnapshotCache;
@@ -135,7 +137,7 @@ async function composeCommand(config: Config, clock: Clock, deps: CommandDeps, h
 }
 
 async function composeService(config: Config, clock: Clock, logger: Logger, hooks: CloseHooks, worker: WorkerRole | null): Promise<Services> {
-  const [parts, { startTracing }, { HealthState }, { Metrics }, { linkInstances, SharedSnapshotSource }, { SnapshotCache }, { webhookService }, audit] = await Promise.all([
+  const [parts, { startTracing }, { HealthState, DeniedAttempts }, { Metrics }, { linkInstances, SharedSnapshotSource }, { SnapshotCache }, { webhookService }, audit] = await Promise.all([
     import('./parts'),
     import('../telemetry/tracing'),
     import('../server'),
@@ -195,6 +197,12 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   // Token lookups are shared for at most the same 1 s as the local cache: a token deleted where
   // no revocation is published (`pennon token delete` in-process, SQL) must stop working as fast.
   const { authenticator, auth } = tokenServices(store, clock, cache && { cache, ttlMs: Math.min(config.cache.ttl, 1000) });
+  const denials = new DeniedAttempts({ logger, clock, metrics, store });
+  hooks.add('denied requests', async () => {
+    denials.close();
+    await denials.settled();
+  });
+  const authorization: Authorization = { roles: new RoleResolver(config.authorization), denials };
 
   const environments = await parts.openEnvironments(config, logger, metrics);
   if (environments) hooks.add('git environments', () => environments.stop());
@@ -286,7 +294,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   });
   hooks.add('live streams', () => live.close());
   metrics?.trackLiveStreams(() => ({ streams: live.size, watches: live.watches }));
-  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, startup };
+  return { config, clock, logger, ...database, tracing, health, authorization, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, startup };
 }
 
 /** The first token, when none exists. Its value is logged only when it was generated here. */

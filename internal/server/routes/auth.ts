@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, invalidField, unauthenticated } from '../../core';
-import type { AuthService } from '../../auth';
+import { grantsToJson, type AuthService, type RoleResolver } from '../../auth';
+import { GRANTS_METADATA } from '../../wire/permissions';
 import { authenticationToJson, Fields, type AuthenticationListJson, type AuthMethodsJson, type CreatedTokenJson } from '../../wire';
 import { auditOriginOf } from '../audit-origin';
 import { operation } from '../route-table';
@@ -10,7 +11,7 @@ import { EMPTY } from './route';
  * `/auth/v1`: the authentication methods (public), API client tokens, and the caller's own
  * authentication. The token-creation route exists only when the token method is enabled.
  */
-export function authRoutes(app: FastifyInstance, auth: AuthService, options: { tokenMethod: boolean }): void {
+export function authRoutes(app: FastifyInstance, auth: AuthService, options: { tokenMethod: boolean; roles: RoleResolver }): void {
   operation(app, 'ListAuthenticationMethods', async (): Promise<AuthMethodsJson> => ({
     methods: [
       { method: 'METHOD_TOKEN', enabled: options.tokenMethod, sessionCompatible: false },
@@ -32,6 +33,9 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: { t
         expiresAt: body.instant('expiresAt'),
         namespaceKey: body.str('namespaceKey'),
         metadata: metadata as Record<string, string>,
+        // Pennon's: the token's role, at most its creator's (the gate's grants; none asked for: no ceiling).
+        role: body.str('role'),
+        creator: request.grants ?? null,
       });
       return { clientToken: created.clientToken, authentication: authenticationToJson(created.authentication) };
     });
@@ -51,9 +55,12 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: { t
   });
 
   // Without required authentication there is no caller to describe: Flipt answers 401 too.
+  // Pennon adds the caller's roles, computed (never stored), as JSON in one metadata key.
   operation(app, 'GetAuthenticationSelf', async (request) => {
     if (!request.auth) throw unauthenticated();
-    return authenticationToJson(request.auth);
+    const json = authenticationToJson(request.auth);
+    const grants = request.grants ?? options.roles.grantsOf(request.auth);
+    return { ...json, metadata: { ...json.metadata, [GRANTS_METADATA]: JSON.stringify(grantsToJson(grants)) } };
   });
 
   operation(app, 'ExpireAuthenticationSelf', async (request) => {

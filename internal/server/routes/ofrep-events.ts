@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalid, type Authentication } from '../../core';
+import { DEFAULT_NAMESPACE, invalid, type Authentication } from '../../core';
 import type { Authenticator } from '../../auth';
 import type { StreamsConfig } from '../../config';
 import type { CompiledNamespace } from '../../evaluation';
@@ -92,6 +92,8 @@ export function ofrepEventRoutes(app: FastifyInstance, sources: FlagSources, dep
 async function authorize(request: FastifyRequest<{ Querystring: { ticket?: unknown } }>, ns: string, deps: OfrepStreamDeps): Promise<void> {
   if (!deps.gate?.guards('ofrep')) return;
   const ticket = request.query.ticket;
-  if (typeof ticket === 'string' && ticket !== '') await deps.authenticator.authenticateTicket(ticket, ns);
-  else await deps.gate.check(request.headers.authorization, 'ofrep');
+  const auth = typeof ticket === 'string' && ticket !== '' ? await deps.authenticator.authenticateTicket(ticket, ns) : await deps.gate.check(request.headers.authorization, 'ofrep');
+  // Its surface is public (so the gate's hooks leave it to this route): its role is checked here.
+  request.auth = auth;
+  request.grants = deps.gate.authorizeRoute(auth, 'OfrepEventStream', [ns || DEFAULT_NAMESPACE], request);
 }
