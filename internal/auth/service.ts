@@ -62,10 +62,12 @@ export class AuthService {
     const metadata: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.metadata)) metadata[k.toLowerCase()] = v;
     delete metadata[COMPUTED_METADATA];
-    metadata[ROLE_METADATA] = tokenRole(req, metadata[ROLE_METADATA]);
+    const role = tokenRole(req, metadata[ROLE_METADATA]);
+    delete metadata[ROLE_METADATA];
     metadata[TOKEN_METADATA.name] = req.name;
     if (req.description !== '') metadata[TOKEN_METADATA.description] = req.description;
     if (req.namespaceKey !== '') metadata[TOKEN_METADATA.namespace] = req.namespaceKey;
+    metadata[ROLE_METADATA] = role;
     const clientToken = generateToken();
     const authentication = await this.store.createAuthentication({
       method: 'METHOD_TOKEN',

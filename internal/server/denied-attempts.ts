@@ -40,7 +40,7 @@ export interface DeniedAttemptsOptions {
   store: (Pick<Store, 'as'> & Pick<AuditStore, 'recordAuditEvent'>) | null;
   /** One event per actor, operation and namespace per this (default a minute). */
   windowMs?: number;
-  /** Events recorded per window in all (default 600). */
+  /** Events recorded per window in all (default 120: two a second). */
   maxEventsPerMinute?: number;
   /** Actor, operation and namespace triples remembered (default 10,000). */
   maxKeys?: number;
@@ -63,7 +63,7 @@ export class DeniedAttempts {
   constructor(private readonly options: DeniedAttemptsOptions) {
     this.log = new RequestErrorLog(options.logger, { now: this.now, level: 'warn' });
     this.windowMs = options.windowMs ?? MINUTE;
-    this.maxEvents = options.maxEventsPerMinute ?? 600;
+    this.maxEvents = options.maxEventsPerMinute ?? 120;
     this.maxKeys = options.maxKeys ?? 10_000;
   }
 

@@ -61,8 +61,9 @@ function refetch(snapshot: CompiledNamespace, at: number): string {
 export function ofrepEventRoutes(app: FastifyInstance, sources: FlagSources, deps: OfrepStreamDeps): void {
   serve<{ Params: { environmentKey: string; namespaceKey: string }; Querystring: { ticket?: unknown } }>(app, 'OfrepEventStream', async (request, reply) => {
     const { environmentKey, namespaceKey: ns } = request.params;
-    const source = sources.environment(environmentKey);
+    // Who asks comes first (401, 403), then whether what it names exists (404).
     await authorize(request, ns, deps);
+    const source = sources.environment(environmentKey);
     // Loaded before any byte is sent, so an unreadable namespace is still an error answer.
     const held = await source.snapshots.get(ns);
     if (request.method === 'HEAD') return reply.type('text/event-stream').send();
