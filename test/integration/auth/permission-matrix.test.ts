@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServiceError } from '@grpc/grpc-js';
+import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../../internal/auth';
 import { ANY_GRANT, LEAST_ROLE, PERMISSIONS, roleAtLeast, type RoleName } from '../../../internal/wire/permissions';
@@ -151,6 +151,23 @@ function tally(): { see(name: OperationName, outcome: Outcome): void; check(): v
   };
 }
 
+/** A server stream's first message (then cancelled), or its error; at most 10 s. */
+function firstOf(stream: ClientReadableStream<unknown>): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error('no message within 10 s')), 10_000);
+    stream.once('data', () => {
+      clearTimeout(timer);
+      stream.on('error', () => undefined); // the cancellation's own CANCELLED
+      stream.cancel();
+      resolvePromise();
+    });
+    stream.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
 async function inBatches<T>(items: T[], run: (item: T) => Promise<void>): Promise<void> {
   for (let i = 0; i < items.length; i += BATCH) await Promise.all(items.slice(i, i + BATCH).map(run));
 }
@@ -249,9 +266,9 @@ describe('the permission matrix', () => {
     outcomes.check();
     // Every operation the server registered was asked for.
     expect([...seen].sort()).toEqual([...new Set(server.service.app.routeTable.map((r) => r.spec.name))].sort());
-  }, 300_000);
+  }, 120_000);
 
-  it('over gRPC: every method of the table (and flagd\'s), PERMISSION_DENIED exactly where HTTP answers 403', async () => {
+  it('over gRPC: every method of the table (and flagd\'s, its EventStream too), PERMISSION_DENIED exactly where HTTP answers 403', async () => {
     const registered = new Set(server.service.app.routeTable.map((r) => r.spec.name));
     interface Call {
       name: OperationName | 'flagd';
@@ -284,6 +301,10 @@ describe('the permission matrix', () => {
       }
     }
 
+    // flagd's EventStream, server-streaming: its first message (provider_ready) or its refusal.
+    for (const generation of ['v1', 'v2']) {
+      for (const ns of [OWN, OTHER]) calls.push({ name: 'flagd', rpc: `flagd.evaluation.${generation}.Service/EventStream`, spec: { surface: 'evaluation', namespace: { from: 'header' } }, ns, message: {}, metadata: { 'x-flipt-namespace': ns } });
+    }
     const failures: string[] = [];
     const outcomes = tally();
     const clients = new Map(callers.map((c) => [c, new GrpcClient(server.service.grpcPort, c.token)]));
@@ -297,7 +318,9 @@ describe('the permission matrix', () => {
           let code = 0;
           let details = '';
           try {
-            await clients.get(caller)!.call(call.rpc, call.message, call.metadata);
+            const client = clients.get(caller)!;
+            if (call.rpc.endsWith('/EventStream')) await firstOf(client.stream(call.rpc, call.message, call.metadata));
+            else await client.call(call.rpc, call.message, call.metadata);
           } catch (err) {
             ({ code, details } = err as ServiceError);
           }
