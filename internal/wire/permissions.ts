@@ -8,7 +8,7 @@ import { namespaceOf, type NamespaceRead, type OperationName, type RequestParts 
  * `PERMISSIONS` is checked against `OPERATIONS` by the compiler: an operation added to the table
  * without an entry here fails the build, so no route can slip in unguarded. The dashboard reads
  * this file too (which controls a role can use). docs/ROLES.md holds the same table in words;
- * test/unit/wire/permissions-doc.test.ts keeps the two equal.
+ * test/unit/roles-doc.test.ts keeps the two equal (scripts/docs/permission-table.ts renders it).
  */
 
 /**
