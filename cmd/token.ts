@@ -66,10 +66,12 @@ function printTable(list: AuthenticationJson[]): void {
     a.id,
     a.metadata['io.flipt.auth.token.name'] ?? '',
     a.metadata['io.flipt.auth.token.namespace'] ?? '*',
+    // A token from before roles (or the bootstrap token) is an admin.
+    a.metadata['io.pennon.auth.role'] ?? 'admin',
     a.expiresAt ?? 'never',
     a.createdAt,
   ]);
-  const header = ['ID', 'NAME', 'NAMESPACE', 'EXPIRES', 'CREATED'];
+  const header = ['ID', 'NAME', 'NAMESPACE', 'ROLE', 'EXPIRES', 'CREATED'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   for (const row of [header, ...rows]) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()}\n`);
 }
@@ -85,20 +87,24 @@ export function tokenCommand(program: Command): void {
       .option('--description <text>', 'what the token is for', '')
       .addOption(new Option('--expires-at <rfc3339>', 'when it expires').argParser(instant).conflicts('expiresIn'))
       .addOption(new Option('--expires-in <duration>', 'how long it lives (e.g. 24h)').argParser(duration))
-      .option('--namespace <key>', 'limit the token to one namespace', ''),
+      .option('--namespace <key>', 'limit the token to one namespace', '')
+      .addOption(
+        new Option('--role <role>', "the token's role (authorization.required): at most yours with --address; default: yours (admin on the database)").choices(['viewer', 'editor', 'admin']),
+      ),
   ).action(
     async (
-      options: RemoteOptions & { name: string; description: string; expiresAt?: number; expiresIn?: number; namespace: string },
+      options: RemoteOptions & { name: string; description: string; expiresAt?: number; expiresIn?: number; namespace: string; role?: string },
       command: Command,
     ) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       try {
         const expiresAt = options.expiresAt ?? (options.expiresIn ? Date.now() * 1000 + options.expiresIn * 1000 : null);
-        const request = { name: options.name, description: options.description, expiresAt, namespaceKey: options.namespace, metadata: {} };
+        const request = { name: options.name, description: options.description, expiresAt, namespaceKey: options.namespace, metadata: {}, role: options.role ?? '' };
         let created: CreatedTokenJson;
         if (options.address) {
           created = await (await remote(options)).post('/auth/v1/method/token', {
             ...request,
+            role: options.role,
             expiresAt: expiresAt === null ? undefined : new Date(expiresAt / 1000).toISOString(),
           });
         } else {

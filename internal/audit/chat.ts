@@ -79,6 +79,10 @@ export function sentence(e: AuditEvent): string {
     const what = counts.length ? counts.map(([name, n]) => `${n} ${n === 1 ? name.replace(/s$/, '') : name}`).join(', ') : 'nothing';
     return `${who} imported ${what} into ${e.namespace || 'the default namespace'}`;
   }
+  if (e.type === 'authorization') {
+    const needed = str(obj(e.payload).needed);
+    return `${who} was denied ${e.key}${where}${needed ? ` (${needed} role needed)` : ''}`;
+  }
   if (e.type === 'migration') return `${who} migrated ${str(obj(e.payload).from) ?? 'a Flipt v1 database'} into Pennon`;
   if (e.type === 'flag' && e.action === 'updated') {
     const before = obj(e.before);

@@ -10,3 +10,4 @@ export { checkSignInState, encodeSignInState, GITHUB_METHOD, oidcMethodOf, type 
 export { FailedAuthentications, MAX_ADDRESSES, type FailureObserver, type FailureReason } from './failures';
 export { JwtVerifier, JWT_ALGORITHMS, JWT_METADATA, CLOCK_TOLERANCE_S } from './jwt';
 export { KubernetesExchange, KubernetesVerifier, K8S_METADATA } from './kubernetes';
+export { RoleResolver, ROLE_METADATA, ADMIN_EVERYWHERE, NO_GRANTS, grantsToJson, highestRole, holdsAny, isRole, roleOn, stronger, type Grants, type RolesConfig } from './roles';

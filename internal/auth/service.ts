@@ -1,7 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { AuthenticationConfig } from '../config';
-import { emptyField, invalidField, notFound, type AuditOrigin, type Authentication, type AuthMethod, type Clock } from '../core';
+import { emptyField, invalidField, notFound, PennonError, type AuditOrigin, type Authentication, type AuthMethod, type Clock } from '../core';
+import { ROLES } from '../config';
+import { isRole, roleOn, ROLE_METADATA, stronger, type Grants } from './roles';
 import type { AuthStore, Store } from '../storage';
 import { generateToken, hashToken, TOKEN_METADATA } from './tokens';
 
@@ -12,7 +14,14 @@ export interface CreateTokenRequest {
   expiresAt: number | null;
   namespaceKey: string;
   metadata: Record<string, string>;
+  /** viewer, editor or admin; '' (or absent): the creator's own role where the token acts. Also read from `metadata[io.pennon.auth.role]`. */
+  role?: string;
+  /** The creator's roles, which the token's may not exceed; null or absent: no ceiling (the CLI on the database, an instance without authentication). */
+  creator?: Grants | null;
 }
+
+/** Metadata a token cannot be given: its grants are computed (`/auth/v1/self`), never stored. */
+const COMPUTED_METADATA = 'io.pennon.auth.grants';
 
 export interface CreatedToken {
   clientToken: string;
@@ -54,9 +63,13 @@ export class AuthService {
     if (req.expiresAt !== null && req.expiresAt <= this.clock.nowMicros()) throw invalidField('expiresAt', 'must be in the future');
     const metadata: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.metadata)) metadata[k.toLowerCase()] = v;
+    delete metadata[COMPUTED_METADATA];
+    const role = tokenRole(req, metadata[ROLE_METADATA]);
+    delete metadata[ROLE_METADATA];
     metadata[TOKEN_METADATA.name] = req.name;
     if (req.description !== '') metadata[TOKEN_METADATA.description] = req.description;
     if (req.namespaceKey !== '') metadata[TOKEN_METADATA.namespace] = req.namespaceKey;
+    metadata[ROLE_METADATA] = role;
     return this.createFor('METHOD_TOKEN', metadata, req.expiresAt);
   }
 
@@ -144,6 +157,29 @@ export class AuthService {
       await nextTurn();
     }
   }
+}
+
+/**
+ * The role a new token gets: the one asked for (the body's `role`, or the metadata key — what a
+ * gRPC client, whose message has no `role`, can send), never more than its creator holds where
+ * the token acts (its namespace, or every namespace for an unscoped token); the creator's own
+ * role there when none is asked for.
+ */
+function tokenRole(req: CreateTokenRequest, fromMetadata: string | undefined): string {
+  const asked = req.role ?? '';
+  if (asked !== '' && fromMetadata !== undefined && fromMetadata !== asked) throw invalidField('role', `"${asked}" differs from metadata ${ROLE_METADATA} "${fromMetadata}"`);
+  const wanted = asked !== '' ? asked : (fromMetadata ?? '');
+  if (wanted !== '' && !isRole(wanted)) throw invalidField('role', `"${wanted}" is not a role: one of ${ROLES.join(', ')}`);
+  if (!req.creator) return wanted === '' ? 'admin' : wanted;
+  const scope = req.namespaceKey === '' ? null : req.namespaceKey;
+  const held = roleOn(req.creator, scope);
+  const where = scope === null ? 'on every namespace' : `on namespace "${scope}"`;
+  if (held === null) throw new PennonError('forbidden', `permission denied: the token's creator holds no role ${where}`);
+  if (wanted === '') return held;
+  if (stronger(wanted as (typeof ROLES)[number], held) !== held) {
+    throw new PennonError('forbidden', `permission denied: a token cannot be given the ${wanted} role: its creator holds ${held} ${where}`);
+  }
+  return wanted;
 }
 
 /**

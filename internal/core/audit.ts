@@ -4,12 +4,18 @@
  * No Node APIs: the dashboard reads these types.
  */
 
-/** What an event is about: Flipt's audit types, plus an import and a migration from Flipt as a whole, and a Git environment's commit. */
-export const AUDIT_TYPES = ['namespace', 'flag', 'variant', 'segment', 'constraint', 'rule', 'distribution', 'rollout', 'token', 'import', 'migration', 'commit'] as const;
+/**
+ * What an event is about: Flipt's audit types, plus an import and a migration from Flipt as a
+ * whole, a Git environment's commit, and a request refused for want of a role (`authorization`).
+ */
+export const AUDIT_TYPES = ['namespace', 'flag', 'variant', 'segment', 'constraint', 'rule', 'distribution', 'rollout', 'token', 'import', 'migration', 'commit', 'authorization'] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
 
-/** Flipt's actions, plus `reordered` (rules, rollouts: Flipt never audited it) and `expired` (tokens). */
-export const AUDIT_ACTIONS = ['created', 'updated', 'deleted', 'reordered', 'expired'] as const;
+/**
+ * Flipt's actions, plus `reordered` (rules, rollouts: Flipt never audited it), `expired` (tokens)
+ * and `denied` (authorization: a request its caller's role does not allow).
+ */
+export const AUDIT_ACTIONS = ['created', 'updated', 'deleted', 'reordered', 'expired', 'denied'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Which door a change came through. `system`: the service itself (token cleanup); `git`: a commit. */
@@ -25,6 +31,18 @@ export interface AuditActor {
   name?: string;
   email?: string;
   ip?: string;
+}
+
+/**
+ * An event that is a write of its own, no change beside it (`AuditStore.recordAuditEvent`): a
+ * denied request. `key`: what it is filed under (the operation refused); `payload`: its details.
+ */
+export interface StandaloneAuditEvent {
+  type: AuditType;
+  action: AuditAction;
+  namespace: string;
+  key: string;
+  payload: unknown;
 }
 
 /** Who is writing, and how: handed to the store with each write (`Store.as`). */

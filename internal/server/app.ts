@@ -14,7 +14,7 @@ import type { BulkExporter, BulkImporter } from '../ext';
 import type { WebhookService } from '../webhook';
 import type { LiveHub } from '../live';
 import type { FlagSources } from './sources';
-import { AuthGate, installAuthGate } from './auth-gate';
+import { AuthGate, installAuthGate, type Authorization } from './auth-gate';
 import { installJsonBody } from './body';
 import { recordRoutes } from './route-table';
 import { answerHeadLikeGet } from './head';
@@ -81,6 +81,8 @@ export interface AppDeps {
   auth: AuthService;
   /** The Kubernetes method's exchange; its route is registered only when there is one. */
   kubernetes: KubernetesExchange | null;
+  /** Roles (authorization.*) and what becomes of a refusal: shared with the gRPC server. */
+  authorization: Authorization;
   /** What /health reports (and whether requests are answered at all while starting). */
   health: HealthState;
   /** Prometheus metrics; without them there is no /metrics (`metrics.enabled: false`). */
@@ -113,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const accessLog = deps.config.log.access || deps.config.log.level === 'debug';
   const requestIds = requestIdSource();
   const { sources, health } = deps;
-  const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, deps.authenticator) : null;
+  const gate = deps.config.authentication.required ? new AuthGate(deps.config.authentication, deps.authenticator, deps.authorization) : null;
   const drain = new Drain();
   // Request failures: one line per kind per interval, not one per request (error-log.ts).
   const errors = new RequestErrorLog(deps.logger, { now: () => deps.clock.nowMicros() / 1000 });
@@ -180,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     github: !!deps.signIn?.github,
     kubernetesMethod: deps.kubernetes !== null,
     jwtMethod: methods.jwt.enabled,
+    roles: deps.authorization.roles,
   });
   if (deps.signIn && sessions) signInRoutes(app, { ...deps.signIn, cookies: sessions.cookies });
   if (deps.kubernetes) kubernetesRoutes(app, deps.kubernetes, deps.auth);

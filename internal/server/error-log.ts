@@ -26,6 +26,8 @@ interface Window {
 
 export interface ErrorLogOptions {
   intervalMs?: number;
+  /** The level its lines are written at (default error; refusals that are the caller's doing: warn). */
+  level?: 'error' | 'warn';
   /** The time in epoch ms (the service's clock: a test moves it instead of waiting). */
   now?: () => number;
 }
@@ -34,6 +36,7 @@ export class RequestErrorLog {
   private readonly windows = new Map<string, Window>();
   private readonly intervalMs: number;
   private readonly now: () => number;
+  private readonly level: 'error' | 'warn';
 
   constructor(
     readonly logger: Logger,
@@ -41,6 +44,7 @@ export class RequestErrorLog {
   ) {
     this.intervalMs = options.intervalMs ?? ERROR_LOG_INTERVAL_MS;
     this.now = options.now ?? Date.now;
+    this.level = options.level ?? 'error';
   }
 
   /** Logs a failure at error level, unless one of its `kind` was logged within the interval. */
@@ -57,7 +61,7 @@ export class RequestErrorLog {
       if (overflow) return this.suppress(key, overflow, now);
     }
     this.windows.set(key, { started: now, msg, suppressed: 0, timer: null });
-    this.logger.error({ ...fields, failure: key }, msg);
+    this.logger[this.level]({ ...fields, failure: key }, msg);
   }
 
   /** Writes every pending summary (at shutdown). */
@@ -80,7 +84,7 @@ export class RequestErrorLog {
     if (window.timer) clearTimeout(window.timer);
     if (window.suppressed === 0) return;
     const interval = this.intervalMs >= 1000 ? `${Math.round(this.intervalMs / 1000)} s` : `${this.intervalMs} ms`;
-    this.logger.error(
+    this.logger[this.level](
       { failure: key, suppressed: window.suppressed, intervalMs: this.intervalMs },
       `${window.msg} … and ${window.suppressed} more like it in the last ${interval}`,
     );

@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import fastJson from 'fast-json-stringify';
-import { PennonError, type Authentication } from '../core';
+import { DEFAULT_NAMESPACE, PennonError, type Authentication } from '../core';
+import type { OperationName } from '../wire/routes';
+import { PERMISSIONS } from '../wire/permissions';
+import { auditOriginOf } from './audit-origin';
 import { markRoute } from '../telemetry/routes';
 import { booleanEvaluationSchema, decodeEvaluationRequest, parseJsonBody, routesOf, variantEvaluationSchema } from '../wire';
 import type { AuthGate } from './auth-gate';
@@ -111,11 +114,23 @@ function evaluate<K extends EvaluationKind>(
   auth: Authentication | null,
 ): void {
   const request = decodeEvaluationRequest(body);
-  if (auth) options.gate!.checkNamespace(auth, request.namespaceKey);
+  if (auth) {
+    options.gate!.checkNamespace(auth, request.namespaceKey);
+    const ns = request.namespaceKey || DEFAULT_NAMESPACE;
+    options.gate!.authorize({ auth, operation: OPERATION[kind], permission: PERMISSIONS[OPERATION[kind]], namespaces: [ns], origin: () => laneOrigin(httpReq, auth) });
+  }
   const answer = answerEvaluation(kind, request, options.sources.of(httpReq.headers).snapshots, started);
   const serialize = SERIALIZE[kind];
   if (answer instanceof Promise) answer.then((a) => send(res, serialize(a)), (err: unknown) => fail(res, err, options)).catch((err: unknown) => fail(res, err, options));
   else send(res, serialize(answer));
+}
+
+const OPERATION: { [K in EvaluationKind]: OperationName } = { variant: 'EvaluateVariant', boolean: 'EvaluateBoolean' };
+
+/** Who a refused evaluation came from, for the audit trail (only ever built for a refusal). */
+function laneOrigin(req: IncomingMessage, auth: Authentication) {
+  const given = req.headers['x-request-id'];
+  return auditOriginOf({ auth, headers: req.headers, id: typeof given === 'string' && given !== '' ? given : undefined, ip: req.socket.remoteAddress });
 }
 
 function send(res: ServerResponse, json: string): void {

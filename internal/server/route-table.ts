@@ -10,6 +10,7 @@ import type {
 } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Authentication } from '../core';
+import type { Grants } from '../auth';
 import { ROUTES, routesOf, type OperationName, type RouteSpec } from '../wire/routes';
 
 /** One registered route: a method, its URL template (`/api/v1/namespaces/:namespaceKey/flags/:key`) and its entry in the wire table. */
@@ -90,6 +91,8 @@ export interface CallRequest {
   headers: IncomingHttpHeaders;
   /** The caller's authentication, when the surface required one. */
   auth: Authentication | null;
+  /** The caller's roles, once the gate let it through (absent or null: no authentication was asked for). */
+  grants?: Grants | null;
   /** The request's id (Fastify's, from X-Request-Id when given; a gRPC call's). */
   id?: string;
   /** The client's address, where the transport knows it. */

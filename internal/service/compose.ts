@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { AuthService, Authenticator, FailedAuthentications, JwtVerifier, KubernetesExchange, KubernetesVerifier, SessionService, startCleanup, type AuthenticatorOptions, type SharedAuthCache } from '../auth';
+import { AuthService, Authenticator, FailedAuthentications, JwtVerifier, KubernetesExchange, KubernetesVerifier, RoleResolver, SessionService, startCleanup, type AuthenticatorOptions, type SharedAuthCache } from '../auth';
 import type { Cache } from '../cache';
 import type { Config } from '../config';
 import type { BulkExporter, BulkImporter } from '../ext';
 import { systemClock, type Clock } from '../core';
 import type { GitEnvironments } from '../git';
-import type { FlagSources, HealthState, SignInServices } from '../server';
+import type { Authorization, FlagSources, HealthState, SignInServices } from '../server';
 import type { SnapshotCache } from '../snapshots';
 import { LiveHub } from '../live';
 import type { Change, Connection, DatabaseBreaker, Store } from '../storage';
@@ -72,6 +72,8 @@ export interface Services extends TokenServices {
   logger: Logger;
   tracing: Tracing | null;
   health: HealthState;
+  /** Roles (`authorization`) and what becomes of a refusal (counted, logged, audited): the gate's, HTTP and gRPC. */
+  authorization: Authorization;
   metrics: Metrics | null;
   cache: Cache | null;
   snapshots: SnapshotCache;
@@ -141,7 +143,7 @@ async function composeCommand(config: Config, clock: Clock, deps: CommandDeps, h
 }
 
 async function composeService(config: Config, clock: Clock, logger: Logger, hooks: CloseHooks, worker: WorkerRole | null): Promise<Services> {
-  const [parts, { startTracing }, { HealthState }, { Metrics }, { linkInstances, SharedSnapshotSource }, { SnapshotCache }, { webhookService }, audit] = await Promise.all([
+  const [parts, { startTracing }, { HealthState, DeniedAttempts }, { Metrics }, { linkInstances, SharedSnapshotSource }, { SnapshotCache }, { webhookService }, audit] = await Promise.all([
     import('./parts'),
     import('../telemetry/tracing'),
     import('../server'),
@@ -224,6 +226,12 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
     hooks.add('kubernetes client', () => verifier.close());
     kubernetes = new KubernetesExchange(verifier, failures);
   }
+  const denials = new DeniedAttempts({ logger, clock, metrics, store });
+  hooks.add('denied requests', async () => {
+    denials.close();
+    await denials.settled();
+  });
+  const authorization: Authorization = { roles: new RoleResolver(config.authorization), denials };
 
   const environments = await parts.openEnvironments(config, logger, metrics);
   if (environments) hooks.add('git environments', () => environments.stop());
@@ -324,7 +332,7 @@ async function composeService(config: Config, clock: Clock, logger: Logger, hook
   });
   hooks.add('live streams', () => live.close());
   metrics?.trackLiveStreams(() => ({ streams: live.size, watches: live.watches }));
-  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, signIn, failures, kubernetes, startup };
+  return { config, clock, logger, ...database, tracing, health, metrics, cache, snapshots, authenticator, auth, environments, sources, webhook, importer, exporter, live, signIn, failures, kubernetes, authorization, startup };
 }
 
 /** OIDC and GitHub sign-in, each only when enabled (openid-client is loaded only then). */

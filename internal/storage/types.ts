@@ -2,6 +2,7 @@ import type {
   AuditEvent,
   AuditOrigin,
   AuditQuery,
+  StandaloneAuditEvent,
   Authentication,
   AuthMethod,
   NamespaceData,
@@ -259,6 +260,11 @@ export interface AuditBacklog {
 
 /** The audit trail (in the database whatever stores the flags): its reads, retention and outbox. */
 export interface AuditStore {
+  /**
+   * Records one event that stands alone — no change made with it (a denied request) — in a
+   * transaction of its own, with its outbox rows, as the store's origin's (`Store.as`).
+   */
+  recordAuditEvent(event: StandaloneAuditEvent): Promise<void>;
   listAuditEvents(query: AuditQuery): Promise<AuditEvent[]>;
   getAuditEvents(ids: string[]): Promise<AuditEvent[]>;
   deleteAuditEventsBefore(before: number, limit: number): Promise<{ events: number; undelivered: number }>;

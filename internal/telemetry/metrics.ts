@@ -130,6 +130,8 @@ export class Metrics implements CacheCounters {
   private readonly webhookFetchErrors: Counter<'environment' | 'scm'>;
   private readonly webhookSyncDuration: Histogram<'environment' | 'scm'>;
   private readonly gitSyncErrors: Counter<'environment' | 'stage'>;
+  // Requests refused for want of a role: rare, bounded labels (the route table's operations, four roles).
+  private readonly authorizationDenials: Counter<'operation' | 'role'>;
   // The hot path's metrics: plain numbers per series (see tally.ts).
   private readonly http: TimedRequests;
   private readonly grpc: TimedRequests;
@@ -163,6 +165,7 @@ export class Metrics implements CacheCounters {
     this.webhookRequests = new Counter({ name: n('incoming_webhook_requests_total'), help: 'Inbound Git webhook requests by result (accepted, ignored, unauthorized, not_found, invalid)', labelNames: ['environment', 'scm', 'result'], registers });
     this.webhookFetchErrors = new Counter({ name: n('incoming_webhook_fetch_errors_total'), help: 'Git fetches scheduled by a webhook that failed', labelNames: ['environment', 'scm'], registers });
     this.webhookSyncDuration = new Histogram({ name: n('incoming_webhook_sync_duration_seconds'), help: 'Duration of the Git sync scheduled by a webhook', labelNames: ['environment', 'scm'], buckets: WEBHOOK_SYNC_BUCKETS_S, registers });
+    this.authorizationDenials = new Counter({ name: n('authorization_denied_total'), help: 'Requests refused for want of a role, by operation and the role the caller held where it asked (none: no role)', labelNames: ['operation', 'role'], registers });
     this.gitSyncErrors = new Counter({ name: n('git_sync_errors_total'), help: 'Git environment updates that failed: fetch (the remote) or build (invalid flag files; the last good snapshot stays in service)', labelNames: ['environment', 'stage'], registers });
     this.http = new TimedRequests(
       new TallyCounter(n('http_requests_total'), 'HTTP requests by route pattern'),
@@ -240,6 +243,11 @@ export class Metrics implements CacheCounters {
   /** One inbound webhook request (unknown environments: environment and scm "unknown", result not_found). */
   webhookRequest(environment: string, scm: string, result: string): void {
     this.webhookRequests.inc({ environment, scm, result });
+  }
+
+  /** A request refused for want of a role: its operation (the route table's name, or a flagd method's) and the role held. */
+  authorizationDenied(operation: string, role: string): void {
+    this.authorizationDenials.inc({ operation, role });
   }
 
   /** A Git fetch (poll or webhook) that failed, or a commit whose flag files did not build; per environment. */

@@ -24,8 +24,11 @@ export type NamespaceRead =
   | { from: 'path'; param: string }
   /** Family A (`/api/v1/…`): `namespaceKey` in the query (GET, HEAD, DELETE) or the body, `default` without it. */
   | { from: 'family-a' }
-  /** A body field: the key of the namespace being created. */
-  | { from: 'body'; field: string }
+  /**
+   * A body field: the key of the namespace being created; a token's namespace (`optional`: a
+   * token without one is for every namespace, and the request names none).
+   */
+  | { from: 'body'; field: string; optional?: boolean }
   /** An evaluation request's `namespaceKey`, read by the decoder the handler uses. */
   | { from: 'evaluation' }
   /** A batch names one namespace only if all its requests agree. */
@@ -91,7 +94,7 @@ export const OPERATIONS = {
   GetConfiguration: op('flipt.meta.MetadataService/GetConfiguration', 'GET', 'meta', '/meta/config'),
 
   ListAuthenticationMethods: op('flipt.auth.PublicAuthenticationService/ListAuthenticationMethods', 'GET', 'public', '/auth/v1/method'),
-  CreateToken: op('flipt.auth.AuthenticationMethodTokenService/CreateToken', 'POST', 'auth', '/auth/v1/method/token', NONE, { when: 'token-method' }),
+  CreateToken: op('flipt.auth.AuthenticationMethodTokenService/CreateToken', 'POST', 'auth', '/auth/v1/method/token', { from: 'body', field: 'namespaceKey', optional: true }, { when: 'token-method' }),
   // A sign-in: no token needed (Flipt's login endpoints skip authentication); refusals count against the address.
   VerifyServiceAccount: op('flipt.auth.AuthenticationMethodKubernetesService/VerifyServiceAccount', 'POST', 'public', '/auth/v1/method/kubernetes/serviceaccount', NONE, { when: 'kubernetes' }),
   ListAuthentications: op(`${AUTH}/ListAuthentications`, 'GET', 'auth', '/auth/v1/tokens', NONE, { paging: { items: 'authentications', offset: false } }),
@@ -231,7 +234,7 @@ export function namespaceOf(read: NamespaceRead, request: RequestParts): string 
       return (fromQuery ? Fields.query(request.query) : Fields.body(request.body)).str('namespaceKey') || DEFAULT_NAMESPACE;
     }
     case 'body':
-      return Fields.body(request.body).str(read.field) || DEFAULT_NAMESPACE;
+      return Fields.body(request.body).str(read.field) || (read.optional ? null : DEFAULT_NAMESPACE);
     case 'evaluation':
       return decodeEvaluationRequest(request.body).namespaceKey || DEFAULT_NAMESPACE;
     case 'batch': {

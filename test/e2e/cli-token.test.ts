@@ -31,7 +31,13 @@ describe('pennon token and the bootstrap token (the built CLI)', () => {
       expect((await api.get('/api/v1/flags')).status).toBe(401);
       const ok = await api.withHeaders({ authorization: `Bearer ${token}` }).get('/auth/v1/self');
       expect(ok.status).toBe(200);
-      expect(ok.body.metadata).toEqual({ 'io.flipt.auth.token.name': 'ci', 'io.flipt.auth.token.description': 'CI job' });
+      expect(ok.body.metadata).toEqual({
+        'io.flipt.auth.token.name': 'ci',
+        'io.flipt.auth.token.description': 'CI job',
+        // Made on the database: no creator to stay under, so an admin's, and its grants as self answers them.
+        'io.pennon.auth.role': 'admin',
+        'io.pennon.auth.grants': JSON.stringify({ global: 'admin', namespaces: {} }),
+      });
       expect(Date.parse(ok.body.expiresAt) - Date.now()).toBeGreaterThan(59 * 60_000);
     } finally {
       server.kill('SIGTERM');
@@ -57,9 +63,16 @@ describe('pennon token and the bootstrap token (the built CLI)', () => {
       const list = await pennon(['token', 'list', '--json', ...remote]);
       const names = JSON.parse(list.stdout).map((a: { metadata: Record<string, string> }) => a.metadata['io.flipt.auth.token.name']);
       expect(names).toEqual(['initial_bootstrap_token', 'scoped']);
+      expect(JSON.parse(list.stdout)[1].metadata['io.pennon.auth.role']).toBe('admin');
       const table = await pennon(['token', 'list', ...remote]);
-      expect(table.stdout).toMatch(/^ID\s+NAME\s+NAMESPACE\s+EXPIRES\s+CREATED/);
-      expect(table.stdout).toMatch(/scoped\s+default\s+never/);
+      expect(table.stdout).toMatch(/^ID\s+NAME\s+NAMESPACE\s+ROLE\s+EXPIRES\s+CREATED/);
+      expect(table.stdout).toMatch(/scoped\s+default\s+admin\s+never/);
+
+      const viewer = await pennon(['token', 'create', '--name', 'reader', '--role', 'viewer', '--json', ...remote]);
+      expect(JSON.parse(viewer.stdout).authentication.metadata['io.pennon.auth.role']).toBe('viewer');
+      const badRole = await pennon(['token', 'create', '--name', 'x', '--role', 'owner', ...remote]);
+      expect(badRole.exitCode).toBe(2);
+      expect(badRole.stderr).toMatch(/--role <role>' argument 'owner' is invalid/);
 
       const api = new ApiClient(address).withHeaders({ authorization: `Bearer ${created.clientToken}` });
       expect((await api.get('/api/v1/flags')).status).toBe(200);

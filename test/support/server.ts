@@ -42,6 +42,8 @@ export interface ServerOptions {
   signal?: AbortSignal;
   /** As a worker starting while others serve: the ports open only once ready. */
   listenWhenReady?: boolean;
+  /** A configuration file read under `env` (for what variables cannot say: lists of objects, such as `authorization.roles`). */
+  configPath?: string;
 }
 
 /** The back end the API suites run on: PENNON_TEST_BACKEND (a vitest project sets it). */
@@ -83,6 +85,7 @@ export async function startServer(env: Record<string, string> = {}, options: Ser
   };
   try {
     const { config } = loadConfig({
+      path: options.configPath,
       env: {
         PENNON_SERVER_HOST: '127.0.0.1',
         PENNON_SERVER_HTTP_PORT: '0',

@@ -37,6 +37,7 @@ describe('chat sentences', () => {
     [ev({ type: 'token', key: 't1', namespace: '', payload: { metadata: { 'io.flipt.auth.token.name': 'ci' } } }), 'alice created token ci'],
     [ev({ type: 'token', action: 'deleted', key: 't1', namespace: '', actor: { authentication: 'system' }, payload: null, before: { metadata: {} } }), 'Pennon deleted token t1'],
     [ev({ type: 'import', key: '', payload: { flags: 12, segments: 1, rules: 0 } }), 'alice imported 12 flags, 1 segment into shop'],
+    [ev({ type: 'authorization', action: 'denied', key: 'CreateFlag', payload: { operation: 'CreateFlag', needed: 'editor', held: 'viewer' } }), 'alice was denied CreateFlag in shop (editor role needed)'],
     [ev({ actor: { authentication: 'none' } }), 'someone (authentication off) created flag checkout-v2 in shop'],
     [ev({ actor: { authentication: 'local' }, source: 'cli' }), 'a local user (CLI) created flag checkout-v2 in shop'],
   ])('%#: %s', (event, expected) => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { OPERATIONS, routesOf, type OperationName, type RouteSpec } from '../../wire/routes';
+import { PERMISSIONS, type Permission } from '../../wire/permissions';
 import { decodeEvaluationRequest } from '../../wire';
 import { answerEvaluation } from '../evaluation-answer';
 import type { CallRequest, Operations } from '../route-table';
@@ -29,9 +30,10 @@ export interface CallContext {
 
 /**
  * What the gate and the call's request need of a method: its surface (authentication), how its
- * namespace is read (scoped tokens), and the HTTP method its message stands in for.
+ * namespace is read (scoped tokens, roles), the HTTP method its message stands in for, and the
+ * operation it is (the route table's name, or a flagd method's) with the permission it needs.
  */
-export type CallSpec = Pick<RouteSpec, 'method' | 'surface' | 'namespace'>;
+export type CallSpec = Pick<RouteSpec, 'method' | 'surface' | 'namespace'> & { operation: string; permission: Permission };
 
 /** A call's status where a protocol words its errors itself (flagd's); null leaves it to errors.ts. */
 export type DescribeError = (err: unknown) => { code: number; message: string } | null;
@@ -99,7 +101,8 @@ export function answerers(operations: Operations, sources: FlagSources, snapshot
     const specs = routesOf(name);
     const spec = specs[specs.length - 1];
     const answer = special[name] ?? generic(name, spec);
-    if (answer) byRpc.set(operation.rpc, { spec, params: [...spec.path.matchAll(PARAM)].map((m) => m[1]), answer });
+    const callSpec: CallSpec = { method: spec.method, surface: spec.surface, namespace: spec.namespace, operation: name, permission: PERMISSIONS[name] };
+    if (answer) byRpc.set(operation.rpc, { spec: callSpec, params: [...spec.path.matchAll(PARAM)].map((m) => m[1]), answer });
   }
   return byRpc;
 }

@@ -36,7 +36,8 @@ type Json = Record<string, unknown>;
 type Kind = 'Boolean' | 'String' | 'Float' | 'Int' | 'Object';
 type Generation = 'v1' | 'v2';
 
-const SPEC: CallSpec = { method: 'POST', surface: 'evaluation', namespace: { from: 'header' } };
+/** Every flagd method evaluates: the `evaluate` permission, on the namespace X-Flipt-Namespace names. */
+const specOf = (rpc: string): CallSpec => ({ method: 'POST', surface: 'evaluation', namespace: { from: 'header' }, operation: rpc, permission: 'evaluate' });
 const NO_PARAMS: readonly string[] = [];
 
 /** An error in flagd's words: the status flagd answers it with. */
@@ -147,7 +148,7 @@ function answerOf(generation: Generation, kind: Kind, resolution: Resolution): J
 /** The request's evaluation context, namespace and entity, as OFREP reads them. */
 const inputOf = (context: CallContext): BridgeInput => bridgeInput(context.headers, { context: (context.request.body as Json).context });
 
-function resolver(sources: FlagSources, generation: Generation, kind: Kind): Answerer {
+function resolver(sources: FlagSources, generation: Generation, kind: Kind, spec: CallSpec): Answerer {
   const type = kind === 'Boolean' ? 'boolean' : 'variant';
   // A lookup that fails is FLAG_NOT_FOUND; an outage keeps its own status.
   const missing = (err: unknown): never => {
@@ -155,7 +156,7 @@ function resolver(sources: FlagSources, generation: Generation, kind: Kind): Ans
   };
   const answer = (flag: CompiledFlag, input: BridgeInput) => answerOf(generation, kind, resolveFlag(kind, flag, input));
   return {
-    spec: SPEC,
+    spec,
     params: NO_PARAMS,
     describe,
     answer(context) {
@@ -178,9 +179,9 @@ function resolver(sources: FlagSources, generation: Generation, kind: Kind): Ans
 }
 
 /** v1's ResolveAll: what OFREP's bulk evaluates (every boolean flag, every enabled variant flag), each as its own type. */
-function resolveAll(sources: FlagSources): Answerer {
+function resolveAll(sources: FlagSources, spec: CallSpec): Answerer {
   return {
-    spec: SPEC,
+    spec,
     params: NO_PARAMS,
     describe,
     async answer(context) {
@@ -210,10 +211,10 @@ export function flagdCalls(root: protobuf.Root, sources: FlagSources, live: Live
   const streams = new Map<string, Streamer>();
   for (const generation of ['v1', 'v2'] as const) {
     const service = `flagd.evaluation.${generation}.Service`;
-    for (const kind of KINDS) answerers.set(`${service}/Resolve${kind}`, resolver(sources, generation, kind));
+    for (const kind of KINDS) answerers.set(`${service}/Resolve${kind}`, resolver(sources, generation, kind, specOf(`${service}/Resolve${kind}`)));
     const events = root.lookupType(`flagd.evaluation.${generation}.EventStreamResponse`);
-    streams.set(`${service}/EventStream`, eventStreamer({ spec: SPEC, describe, sources, live, maxBufferedBytes, events }));
+    streams.set(`${service}/EventStream`, eventStreamer({ spec: specOf(`${service}/EventStream`), describe, sources, live, maxBufferedBytes, events }));
   }
-  answerers.set('flagd.evaluation.v1.Service/ResolveAll', resolveAll(sources));
+  answerers.set('flagd.evaluation.v1.Service/ResolveAll', resolveAll(sources, specOf('flagd.evaluation.v1.Service/ResolveAll')));
   return { answerers, streams };
 }

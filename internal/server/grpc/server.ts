@@ -21,7 +21,9 @@ import type { LiveHub } from '../../live';
 import type { Metrics } from '../../telemetry';
 import type { Tracing } from '../../telemetry/tracing';
 import { namespaceOf } from '../../wire/routes';
-import { AuthGate } from '../auth-gate';
+import { namespacesOf } from '../../wire/permissions';
+import { auditOriginOf } from '../audit-origin';
+import { AuthGate, type Authorization } from '../auth-gate';
 import { RequestErrorLog } from '../error-log';
 import { describeError } from '../errors';
 import { healthImplementation, HEALTH_SERVICE } from '../grpc-health';
@@ -50,6 +52,8 @@ export interface GrpcApi {
   operations: Operations;
   sources: FlagSources;
   authenticator: Pick<Authenticator, 'authenticate'>;
+  /** Roles and what becomes of a refusal: the HTTP server's. */
+  authorization: Authorization;
   metrics: Metrics | null;
   tracing: Tracing | null;
   /** Live streams (flagd's EventStream): the limit, heartbeats, the end at shutdown. */
@@ -95,7 +99,7 @@ function observe(api: GrpcApi, service: string, method: string, headers: Incomin
   };
 }
 
-/** The call's request and context, checked by the gate (token, then the namespace scope) before `then`. */
+/** The call's request and context, checked by the gate (token, the namespace scope, then the role) before `then`. */
 function admitted<T>(gate: AuthGate | null, callee: Answerer | Streamer, message: Record<string, unknown>, headers: IncomingHttpHeaders, peer: string, startedAt: number, then: (context: CallContext) => T): T | Promise<T> {
   const unreadable = undecodable(message);
   if (unreadable !== undefined) throw unreadable;
@@ -107,6 +111,8 @@ function admitted<T>(gate: AuthGate | null, callee: Answerer | Streamer, message
   return gate.check(headers.authorization as string | undefined, spec.surface, request.ip).then((auth) => {
     request.auth = auth;
     gate.checkNamespace(auth, namespaceOf(spec.namespace, request));
+    const { operation, permission } = spec;
+    request.grants = gate.authorize({ auth, operation, permission, namespaces: namespacesOf(spec.namespace, request), origin: () => auditOriginOf(request) });
     return then(context);
   });
 }
@@ -228,7 +234,7 @@ export async function startGrpcServer(health: HealthState, api: GrpcApi | null, 
   let errors: RequestErrorLog | null = null;
   if (api) {
     const root = await protoRoot();
-    const gate = api.config.authentication.required ? new AuthGate(api.config.authentication, api.authenticator) : null;
+    const gate = api.config.authentication.required ? new AuthGate(api.config.authentication, api.authenticator, api.authorization) : null;
     errors = new RequestErrorLog(logger, { now: () => api.clock.nowMicros() / 1000 });
     const byRpc = answerers(api.operations, api.sources, new SnapshotMessages(root), { tokenMethod: api.config.authentication.methods.token.enabled });
     const flagd = flagdCalls(root, api.sources, api.live, api.config.streams.max_buffered_bytes);

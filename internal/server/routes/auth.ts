@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AUTH_METHODS, invalid, invalidField, unauthenticated } from '../../core';
-import type { AuthService } from '../../auth';
+import { grantsToJson, type AuthService, type RoleResolver } from '../../auth';
+import { GRANTS_METADATA } from '../../wire/permissions';
 import { authenticationToJson, Fields, type AuthenticationListJson, type AuthMethodsJson, type CreatedTokenJson } from '../../wire';
 import { auditOriginOf } from '../audit-origin';
 import { operation } from '../route-table';
@@ -13,6 +14,8 @@ export interface AuthRouteOptions {
   github?: boolean;
   kubernetesMethod?: boolean;
   jwtMethod?: boolean;
+  /** Who holds which role: `/auth/v1/self` answers the caller's grants. */
+  roles: RoleResolver;
 }
 
 /**
@@ -50,6 +53,9 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: Aut
         expiresAt: body.instant('expiresAt'),
         namespaceKey: body.str('namespaceKey'),
         metadata: metadata as Record<string, string>,
+        // Pennon's: the token's role, at most its creator's (the gate's grants; none asked for: no ceiling).
+        role: body.str('role'),
+        creator: request.grants ?? null,
       });
       return { clientToken: created.clientToken, authentication: authenticationToJson(created.authentication) };
     });
@@ -69,9 +75,12 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, options: Aut
   });
 
   // Without required authentication there is no caller to describe: Flipt answers 401 too.
+  // Pennon adds the caller's roles, computed (never stored), as JSON in one metadata key.
   operation(app, 'GetAuthenticationSelf', async (request) => {
     if (!request.auth) throw unauthenticated();
-    return authenticationToJson(request.auth);
+    const json = authenticationToJson(request.auth);
+    const grants = request.grants ?? options.roles.grantsOf(request.auth);
+    return { ...json, metadata: { ...json.metadata, [GRANTS_METADATA]: JSON.stringify(grantsToJson(grants)) } };
   });
 
   operation(app, 'ExpireAuthenticationSelf', async (request) => {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalid, type Authentication } from '../../core';
+import { DEFAULT_NAMESPACE, invalid, type Authentication } from '../../core';
 import type { Authenticator } from '../../auth';
 import type { StreamsConfig } from '../../config';
 import type { CompiledNamespace } from '../../evaluation';
@@ -61,8 +61,9 @@ function refetch(snapshot: CompiledNamespace, at: number): string {
 export function ofrepEventRoutes(app: FastifyInstance, sources: FlagSources, deps: OfrepStreamDeps): void {
   serve<{ Params: { environmentKey: string; namespaceKey: string }; Querystring: { ticket?: unknown } }>(app, 'OfrepEventStream', async (request, reply) => {
     const { environmentKey, namespaceKey: ns } = request.params;
-    const source = sources.environment(environmentKey);
+    // Who asks comes first (401, 403), then whether what it names exists (404).
     await authorize(request, ns, deps);
+    const source = sources.environment(environmentKey);
     // Loaded before any byte is sent, so an unreadable namespace is still an error answer.
     const held = await source.snapshots.get(ns);
     if (request.method === 'HEAD') return reply.type('text/event-stream').send();
@@ -92,6 +93,8 @@ export function ofrepEventRoutes(app: FastifyInstance, sources: FlagSources, dep
 async function authorize(request: FastifyRequest<{ Querystring: { ticket?: unknown } }>, ns: string, deps: OfrepStreamDeps): Promise<void> {
   if (!deps.gate?.guards('ofrep')) return;
   const ticket = request.query.ticket;
-  if (typeof ticket === 'string' && ticket !== '') await deps.authenticator.authenticateTicket(ticket, ns);
-  else await deps.gate.check(request.headers.authorization, 'ofrep', request.ip);
+  const auth = typeof ticket === 'string' && ticket !== '' ? await deps.authenticator.authenticateTicket(ticket, ns) : await deps.gate.check(request.headers.authorization, 'ofrep', request.ip);
+  // Its surface is public (so the gate's hooks leave it to this route): its role is checked here.
+  request.auth = auth;
+  request.grants = deps.gate.authorizeRoute(auth, 'OfrepEventStream', [ns || DEFAULT_NAMESPACE], request);
 }

@@ -120,6 +120,11 @@ export const AUDITED = {
     if (before) tx.audit.record('token', 'expired', { ns: tokenNamespace(before), key: id, objectId: id }, tokenRecord(before), tokenRecord(await getAuthentication(tx, id)));
     return result;
   },
+  // A standalone event (a denied request): the event is all the write there is.
+  recordAuditEvent: async (tx, [event], run) => {
+    await run();
+    tx.audit.record(event.type, event.action, { ns: event.namespace, key: event.key }, null, event.payload);
+  },
   // Records each token it deletes itself (AuditRecorder.tokenDeleted): only the query knows which.
   deleteExpiredAuthentications: (tx, args, run) => run(),
 } satisfies Record<string, Audit>;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { describeBrowser, openDashboard, screenshot } from '../../support/browser';
 import { createSegment, logIn, startDashboard, stopDashboard, tokenAuth } from '../../support/dashboard';
@@ -9,19 +9,14 @@ import { expectStatus, type TestServer } from '../../support/server';
  * What each role sees in the dashboard, in Chromium against a real server with
  * `authorization.required`: a token per role (CreateToken's `role`), its grants read from
  * `/auth/v1/self`'s `io.pennon.auth.grants`, the controls it cannot use hidden or disabled
- * (session/permissions.ts) — and the server refusing them all the same.
- *
- * `ROLES_SERVED` — needs helper C's branch (issue 21: roles, CreateToken's `role`, the grants in
- * self's metadata, 403 PermissionDenied). Without it the server ignores `role` and states no
- * grants, so every token is an admin. Set it to true once C's branch is merged. The UI's reading
- * of grants is unit-tested meanwhile (test/unit/dashboard-permissions.test.ts).
+ * (session/permissions.ts) — and the server refusing them all the same (403 PermissionDenied).
+ * The UI's reading of grants is unit-tested too (test/unit/dashboard-permissions.test.ts).
  */
-const ROLES_SERVED = false;
 
 const BOOTSTRAP = 'roles-bootstrap-secret';
 const NS = 'default';
 
-(ROLES_SERVED ? describeBrowser : describe.skip)('dashboard: roles (needs helper C’s branch)', () => {
+describeBrowser('dashboard: roles', () => {
   let server: TestServer;
   let browser: Browser;
   const flag = unique('role-flag');

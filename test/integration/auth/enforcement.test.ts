@@ -312,17 +312,21 @@ describe('authentication required', () => {
       const self = expectStatus(await admin.get('/auth/v1/self'), 200);
       expect(Object.keys(self)).toEqual(['id', 'method', 'createdAt', 'updatedAt', 'metadata']);
       expect(self.method).toBe('METHOD_TOKEN');
+      // Pennon's: the caller's grants, computed (the bootstrap token has no role: an admin).
+      const grants = JSON.stringify({ global: 'admin', namespaces: {} });
       expect(self.metadata).toEqual({
         'io.flipt.auth.token.name': 'initial_bootstrap_token',
         'io.flipt.auth.token.description': 'Initial token created when bootstrapping authentication',
+        'io.pennon.auth.grants': grants,
       });
-      expect(expectStatus(await admin.get(`/auth/v1/tokens/${self.id}`), 200)).toEqual(self);
+      const stored = expectStatus(await admin.get(`/auth/v1/tokens/${self.id}`), 200);
+      expect({ ...stored, metadata: { ...stored.metadata, 'io.pennon.auth.grants': grants } }).toEqual(self);
     });
 
     it("returns another caller's own record", async () => {
       const created = await newToken({ name: 'me-myself', description: 'who am I', expiresAt: '2099-01-01T00:00:00Z' });
       const self = expectStatus(await as(created.clientToken).get('/auth/v1/self'), 200);
-      expect(self).toEqual(created.authentication);
+      expect(self).toEqual({ ...created.authentication, metadata: { ...created.authentication.metadata, 'io.pennon.auth.grants': JSON.stringify({ global: 'admin', namespaces: {} }) } });
       expect(self.metadata['io.flipt.auth.token.name']).toBe('me-myself');
     });
   });

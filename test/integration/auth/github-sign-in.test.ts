@@ -166,6 +166,8 @@ describe('GitHub sign-in', () => {
         'io.flipt.auth.github.picture': 'https://avatars.test/1',
         'io.flipt.auth.github.preferred_username': 'octocat',
         'io.pennon.auth.github': JSON.stringify(['acme', 'acme/platform']),
+        // Computed, not stored: authorization is off here, so every signed-in person is an admin.
+        'io.pennon.auth.grants': JSON.stringify({ global: 'admin', namespaces: {} }),
       });
       expect(github.calls.sort()).toEqual(['/api/user', '/api/user/emails', '/api/user/orgs', '/api/user/teams']);
     });

@@ -15,6 +15,8 @@ const TOKEN_ENABLED = { PENNON_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true' };
 const NAME = 'io.flipt.auth.token.name';
 const DESCRIPTION = 'io.flipt.auth.token.description';
 const NAMESPACE = 'io.flipt.auth.token.namespace';
+/** Pennon's: the token's role (issue 21); without authentication there is no creator to stay under, so an admin's. */
+const ROLE = 'io.pennon.auth.role';
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6}|\.\d{9})?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** 32 random bytes, URL-safe base64 with `=` padding. */
@@ -71,24 +73,24 @@ describe('API client tokens (authentication not required, token method enabled)'
         expect(Date.parse(t)).toBeGreaterThanOrEqual(before - 1000);
         expect(Date.parse(t)).toBeLessThanOrEqual(Date.now() + 1000);
       }
-      expect(a.metadata).toEqual({ team: 'core', [NAME]: 'ci', [DESCRIPTION]: 'for the CI pipeline', [NAMESPACE]: 'ns1' });
+      expect(a.metadata).toEqual({ team: 'core', [NAME]: 'ci', [DESCRIPTION]: 'for the CI pipeline', [NAMESPACE]: 'ns1', [ROLE]: 'admin' });
     });
 
     it('omits expiresAt, the description and the namespace when not given', async () => {
       const body = expectStatus(await createToken({ name: 'bare' }), 200);
       expect(Object.keys(body.authentication)).toEqual(['id', 'method', 'createdAt', 'updatedAt', 'metadata']);
-      expect(body.authentication.metadata).toEqual({ [NAME]: 'bare' });
+      expect(body.authentication.metadata).toEqual({ [NAME]: 'bare', [ROLE]: 'admin' });
     });
 
     it('treats an empty description and namespaceKey as absent', async () => {
       const body = expectStatus(await createToken({ name: 'empty-extras', description: '', namespaceKey: '', expiresAt: '' }), 200);
-      expect(body.authentication.metadata).toEqual({ [NAME]: 'empty-extras' });
+      expect(body.authentication.metadata).toEqual({ [NAME]: 'empty-extras', [ROLE]: 'admin' });
       expect(body.authentication).not.toHaveProperty('expiresAt');
     });
 
     it('lower-cases the keys of extra metadata, not the values', async () => {
       const body = expectStatus(await createToken({ name: 'meta', metadata: { 'Team.Owner': 'Platform', XY: 'AbC' } }), 200);
-      expect(body.authentication.metadata).toEqual({ 'team.owner': 'Platform', xy: 'AbC', [NAME]: 'meta' });
+      expect(body.authentication.metadata).toEqual({ 'team.owner': 'Platform', xy: 'AbC', [NAME]: 'meta', [ROLE]: 'admin' });
     });
 
     it('generates a different token (and id) each time', async () => {

@@ -106,6 +106,18 @@ describe.each(backends())('audit trail on $name', (backend) => {
     expect(events[1]).toMatchObject({ key: token.id, before: { expiresAt: null }, payload: { expiresAt: 1 } });
   });
 
+  it('records a standalone event (a denied request) as its origin\'s, with no change beside it', async () => {
+    const seen = new Set<string>();
+    await eventsSince(t.store, seen);
+    const revisionBefore = (await t.store.listRevisions()).get('default');
+    await t.store.as(ALICE).recordAuditEvent({ type: 'authorization', action: 'denied', namespace: 'default', key: 'CreateFlag', payload: { operation: 'CreateFlag', needed: 'editor', held: 'viewer' } });
+    const [event, ...rest] = await eventsSince(t.store, seen);
+    expect(rest).toEqual([]);
+    expect(event).toMatchObject({ type: 'authorization', action: 'denied', namespace: 'default', key: 'CreateFlag', objectId: null, actor: ALICE.actor, source: 'api', requestId: 'req-1', before: null, payload: { needed: 'editor', held: 'viewer' } });
+    expect((await t.store.listRevisions()).get('default')).toBe(revisionBefore);
+    expect(await t.store.listAuditEvents({ namespace: null, types: ['authorization'], actions: ['denied'], limit: 10 })).toHaveLength(1);
+  });
+
   it('a write that fails leaves no event, and a transaction of several writes records each', async () => {
     await t.store.createFlag('default', flagInput('a'));
     const before = (await t.store.listAuditEvents({ namespace: null, limit: 100 })).length;

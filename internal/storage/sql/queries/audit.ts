@@ -1,4 +1,4 @@
-import type { AuditAction, AuditActor, AuditEvent, AuditQuery, AuditSource, AuditType } from '../../../core';
+import type { AuditAction, AuditActor, AuditEvent, AuditQuery, AuditSource, AuditType, StandaloneAuditEvent } from '../../../core';
 import type { AuditBacklog, AuditDelivery } from '../../types';
 import { int, type AuditEventsTable } from '../tables';
 import type { Tx } from '../transaction';
@@ -42,6 +42,13 @@ export const listAuditEvents = read(async function listAuditEvents(tx: Tx, q: Au
   const rows = await query.orderBy('id', 'desc').limit(q.limit).execute();
   return rows.map(toEvent);
 });
+
+/**
+ * An event that is the write itself (a denied request): nothing to change here — the audit
+ * trail's entry for this write (audit-log.ts AUDITED) records it on the transaction, which writes
+ * it and its outbox rows before committing, as it does every write's events.
+ */
+export const recordAuditEvent = write(async function recordAuditEvent(_tx: Tx, _event: StandaloneAuditEvent): Promise<void> {});
 
 /** One event by its id (a delivery's). */
 export const getAuditEvents = read(async function getAuditEvents(tx: Tx, ids: string[]): Promise<AuditEvent[]> {
