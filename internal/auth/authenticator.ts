@@ -108,9 +108,13 @@ export class Authenticator {
       this.unknown.delete(hash);
     }
     let entry = this.local.get(hash);
-    if (!entry || entry.until <= now) entry = await this.lookupOnce(hash, entry, now, address);
+    let counted = false;
+    if (!entry || entry.until <= now) ({ entry, counted } = await this.lookupOnce(hash, entry, now, address));
     const auth = entry.auth;
-    if (!auth || !sameHash(auth.hashedToken, hash)) throw this.refused(address, 'unknown_token');
+    if (!auth || !sameHash(auth.hashedToken, hash)) {
+      if (counted) throw unauthenticated();
+      throw this.refused(address, 'unknown_token');
+    }
     if (auth.expiresAt !== null && auth.expiresAt <= this.clock.nowMicros()) throw this.refused(address, 'expired_token');
     return auth;
   }
@@ -140,22 +144,32 @@ export class Authenticator {
     return issueStreamTicket(auth, ns);
   }
 
-  private async lookupOnce(hash: string, stale: CacheEntry | undefined, now: number, address: string | undefined): Promise<CacheEntry> {
+  /**
+   * One store lookup per hash at a time. `counted`: the lookup found nothing and its failure is
+   * already counted — before its turn is released, so a lookup waiting for a turn sees it and
+   * the address's lookups never exceed its failures left (counted after, a waiter slipped in).
+   */
+  private async lookupOnce(hash: string, stale: CacheEntry | undefined, now: number, address: string | undefined): Promise<{ entry: CacheEntry; counted: boolean }> {
     let pending = this.inFlight.get(hash);
-    if (pending) return pending;
+    if (pending) return counting(await pending);
     // A turn for this address: its lookups in flight stay within the failures it has left.
     const release = this.failures ? await this.failures.lookupSlot(address) : null;
     pending = this.inFlight.get(hash);
     if (pending) {
       release?.();
-      return pending;
+      return counting(await pending);
     }
-    pending = this.lookup(hash, stale, now).finally(() => {
-      this.inFlight.delete(hash);
-      release?.();
-    });
+    pending = this.lookup(hash, stale, now)
+      .then((entry) => {
+        if (entry.auth === null) this.failures?.failed(address, 'unknown_token');
+        return entry;
+      })
+      .finally(() => {
+        this.inFlight.delete(hash);
+        release?.();
+      });
     this.inFlight.set(hash, pending);
-    return pending;
+    return counting(await pending);
   }
 
   private async lookup(hash: string, stale: CacheEntry | undefined, now: number): Promise<CacheEntry> {
@@ -218,4 +232,9 @@ export class Authenticator {
   forget(id: string): void {
     for (const [hash, entry] of this.local) if (entry.auth?.id === id) this.local.delete(hash);
   }
+}
+
+/** A shared lookup's answer: an unknown token's failure was counted by the lookup that found it so. */
+function counting(entry: CacheEntry): { entry: CacheEntry; counted: boolean } {
+  return { entry, counted: entry.auth === null };
 }

@@ -1,4 +1,5 @@
 import { auditCostBench, auditUpdateBench } from './audit-cost';
+import { authCostBench } from './auth-cost';
 import { auditDeliveryBench } from './audit-delivery';
 import { evaluatorBench } from './evaluator';
 import { durabilityBench } from './durability';
@@ -17,7 +18,8 @@ import { workersBench } from './workers';
  * measured in the same run (these machines are noisy; compare ratios, not absolute times).
  * Select with arguments: evaluator, rebuild, http, grpc, startup, scrape, workers, durability, streams (default: all),
  * and, only when named: audit (audit delivery throughput), audit-cost (the trail's cost on writes,
- * against BENCH_AUDIT_BASELINE), scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
+ * against BENCH_AUDIT_BASELINE), auth-cost (authentication and roles on the evaluation hot path, against
+ * BENCH_AUTH_BASELINE), scale (BENCH_SCALE_FLAGS=1000,10000,100000; minutes per size) and
  * instructions (it runs the server under valgrind for ~10 minutes).
  */
 async function main(): Promise<void> {
@@ -91,6 +93,16 @@ async function main(): Promise<void> {
     }
     console.log('1,000 sequential flag updates over HTTP (PUT /api/v1/flags/f), SQLite, medians of 3 alternating rounds:');
     for (const r of await auditUpdateBench()) console.log(`  ${r.label.padEnd(18)} p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`);
+  }
+  if (only.has('auth-cost')) {
+    console.log('\n## Authentication and roles on the hot path: POST /evaluate/v1/variant with a bearer token, wrk on its own core (medians of 3 by server CPU per request)');
+    const { results, baseline } = await authCostBench(Number(process.env.BENCH_SECONDS ?? 10));
+    if (!baseline) console.log('(no baseline: set BENCH_AUTH_BASELINE to the executable of a build without roles, e.g. built from commit a6be50c)');
+    const reference = results.find((r) => r.label.startsWith('without roles')) ?? results[1];
+    for (const { label, result: r } of results) {
+      const ratio = (r.cpuMicrosPerRequest / reference.result.cpuMicrosPerRequest).toFixed(3);
+      console.log(`${label.padEnd(46)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  ${r.cpuMicrosPerRequest.toFixed(1)} µs CPU/req (${ratio}× ${reference.label})`);
+    }
   }
   if (want('durability')) {
     console.log('\n## SQLite synchronous=FULL (default) against NORMAL: 1,000 sequential flag creates over HTTP, import of 10,000 flags');
