@@ -84,8 +84,13 @@ async function evaluatedColour(server: TestServer, environment: string): Promise
   return ((await res.json()) as { variantKey: string }).variantKey;
 }
 
-/** Polls the evaluation API until it answers `expected` (the webhook's fetch runs after the 202). */
-async function untilEvaluated(server: TestServer, environment: string, expected: string, ms = 5000): Promise<void> {
+/**
+ * Polls the evaluation API until it answers `expected` (the webhook's fetch runs after the 202).
+ * The fetch, the commit's files read on a thread and the snapshot's build take well under a second
+ * on an idle machine; with the suite's other files loading both cores they took over 5 s, so the
+ * bound is 15 s: what is asserted is that the environment follows, not how fast.
+ */
+async function untilEvaluated(server: TestServer, environment: string, expected: string, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   let last = '';
   while ((last = await evaluatedColour(server, environment)) !== expected) {
